@@ -1,0 +1,24 @@
+import { Logger } from '@nestjs/common';
+import { CATALOG_PATH } from 'nestjs-restap';
+import { createSampleApp } from './bootstrap';
+import { describeDatabase } from './database/database.options';
+import { sampleConfigFromEnv } from './sample.config';
+
+async function main(): Promise<void> {
+  const config = sampleConfigFromEnv();
+  const app = await createSampleApp(config);
+  const host = process.env.HOST || '127.0.0.1';
+  const port = Number(process.env.PORT) || 3000;
+  await app.listen(port, host);
+  const base = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const logger = new Logger('SampleAgent');
+  logger.log(`Database: ${describeDatabase(config.database)}`);
+  logger.log(`Discovery: ${base}${CATALOG_PATH}`);
+  logger.log(`Swagger UI: ${base}/docs`);
+}
+
+main().catch((error: unknown) => {
+  // Startup errors are ours (options, decorators, database): their message says what to fix.
+  console.error(error instanceof Error ? `${error.name}: ${error.message}` : error);
+  process.exit(1);
+});

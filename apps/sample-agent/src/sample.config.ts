@@ -1,0 +1,15 @@
+import { databaseTargetFromEnv, DatabaseTarget } from './database/database.options';
+
+/** Everything the sample reads from its environment, read in one place. */
+export interface SampleConfig {
+  database: DatabaseTarget;
+  newsScope: 'global' | 'session';
+}
+
+export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): SampleConfig {
+  const scope = env.RESTAP_NEWS_SCOPE ?? 'global';
+  if (scope !== 'global' && scope !== 'session') {
+    throw new Error(`RESTAP_NEWS_SCOPE must be 'global' or 'session', got '${scope}'.`);
+  }
+  return { database: databaseTargetFromEnv(env), newsScope: scope };
+}

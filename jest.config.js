@@ -1,0 +1,31 @@
+// Jest runs TypeScript and the ESM-only @nestjs 12 packages through @swc/jest (see shared STACK.md).
+const swc = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: true },
+    target: 'es2023',
+    keepClassNames: true,
+  },
+  module: { type: 'commonjs' },
+  sourceMaps: 'inline',
+};
+const esm = ['@nestjs', 'file-type', 'load-esm', 'strtok3', 'token-types', '@tokenizer', 'uint8array-extras',
+  '@borewit', '@standard-schema', '@electric-sql', 'es-toolkit', 'eventsource-parser'];
+const common = {
+  moduleFileExtensions: ['js', 'json', 'ts'],
+  testEnvironment: 'node',
+  transform: { '^.+\\.(t|j|mj|cj)s$': ['@swc/jest', swc] },
+  transformIgnorePatterns: [`/node_modules/(?!(${esm.join('|')})/)`],
+  moduleNameMapper: {
+    '^nestjs-restap$': '<rootDir>/libs/restap/src',
+    '^nestjs-restap/(.*)$': '<rootDir>/libs/restap/src/$1',
+    '^restap-client$': '<rootDir>/libs/restap-client/src',
+    '^restap-client/(.*)$': '<rootDir>/libs/restap-client/src/$1',
+  },
+};
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts'] },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'], testTimeout: 60000 },
+  ],
+};

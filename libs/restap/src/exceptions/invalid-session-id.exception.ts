@@ -1,0 +1,7 @@
+import { RestapException } from './restap.exception';
+
+export class InvalidSessionIdException extends RestapException {
+  constructor(message = 'session_id must match ^[A-Za-z0-9._-]{16,128}$.', headers?: Record<string, string>) {
+    super(400, 'invalid_session_id', message, headers);
+  }
+}

@@ -1,0 +1,15 @@
+export { RestapModule } from './restap.module';
+export { RESTAP_MODULE_OPTIONS, RESTAP_OPTIONS_TYPE, RESTAP_ASYNC_OPTIONS_TYPE } from './restap.module-definition';
+export { Capability } from './decorators/capability.decorator';
+export { Talk } from './decorators/talk.decorator';
+export { News } from './decorators/news.decorator';
+export { CatalogService } from './catalog/catalog.service';
+export { RESTAP_CATALOG_SCHEMA } from './catalog/catalog.schema';
+export { RestapBootstrapError } from './discovery/restap-bootstrap.error';
+export * from './exceptions';
+export { RestapExceptionFilter } from './exceptions/restap-exception.filter';
+export { RESTAP_ENTITIES, RESTAP_MIGRATIONS, RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity } from './persistence';
+export { CATALOG_PATH, SESSION_ID_HEADER, SESSION_ID_PATTERN, NEWS_GUARD, RESTAP_VERSION } from './restap.constants';
+export type * from './interfaces/restap-options.interface';
+export type * from './interfaces/catalog.interface';
+export type * from './interfaces/capability-options.interface';

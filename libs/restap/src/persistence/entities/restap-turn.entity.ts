@@ -1,0 +1,35 @@
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { RestapSessionEntity } from './restap-session.entity';
+
+export type TurnRole = 'user' | 'assistant';
+export type TurnStatus = 'complete' | 'aborted' | 'error';
+
+/** One message of a conversation: the user's, or the agent's reply with how it ended. */
+@Entity({ name: 'restap_turns' })
+@Index('restap_turns_session_idx', ['sessionId', 'id'])
+export class RestapTurnEntity {
+  @PrimaryGeneratedColumn({ type: 'bigint' })
+  id: string;
+
+  @Column({ name: 'session_id', type: 'uuid' })
+  sessionId: string;
+
+  @ManyToOne(() => RestapSessionEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'session_id' })
+  session?: RestapSessionEntity;
+
+  @Column({ name: 'message_id', type: 'text' })
+  messageId: string;
+
+  @Column({ type: 'text' })
+  role: TurnRole;
+
+  @Column({ type: 'text' })
+  content: string;
+
+  @Column({ type: 'text', default: 'complete' })
+  status: TurnStatus;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+}

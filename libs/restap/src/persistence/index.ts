@@ -1,0 +1,15 @@
+import { RestapInit1764700000000 } from './migrations/1764700000000-restap-init';
+import { RestapNewsEntity, RestapNewsSequenceEntity } from './entities/restap-news.entity';
+import { RestapSessionEntity } from './entities/restap-session.entity';
+import { RestapTurnEntity } from './entities/restap-turn.entity';
+
+/** Entities to add to the host's DataSource when it does not use `autoLoadEntities`. */
+export const RESTAP_ENTITIES = [RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity];
+
+/** Migrations to add to the host's DataSource `migrations` (run by `migrationsRun` or the TypeORM CLI). */
+export const RESTAP_MIGRATIONS = [RestapInit1764700000000];
+
+/** Tables the module needs; checked at startup. */
+export const RESTAP_TABLES = ['restap_sessions', 'restap_turns', 'restap_news', 'restap_news_sequences'];
+
+export { RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity, RestapInit1764700000000 };

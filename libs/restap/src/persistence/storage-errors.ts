@@ -1,0 +1,22 @@
+/** SQLSTATE classes meaning "the database is not reachable right now", not "your query is wrong". */
+const UNAVAILABLE_SQLSTATE = /^(08|53|57P0|58)/;
+const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
+const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is closed|Cannot use a pool after calling end|terminating connection/i;
+
+/** True when an error means storage is unavailable (answered 503 storage_unavailable). */
+export function isStorageError(error: unknown): boolean {
+  for (let e = error as { code?: unknown; message?: unknown; driverError?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && typeof e === 'object' && depth < 4;
+    e = (e.driverError ?? e.cause) as typeof e, depth++) {
+    const code = typeof e.code === 'string' ? e.code : '';
+    if (UNAVAILABLE_NODE_CODES.has(code) || (code.length === 5 && UNAVAILABLE_SQLSTATE.test(code))) return true;
+    if (typeof e.message === 'string' && UNAVAILABLE_MESSAGES.test(e.message)) return true;
+  }
+  return false;
+}
+
+/** SQLSTATE 23505: a unique index refused the row. */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; driverError?: { code?: string } };
+  return e?.code === '23505' || e?.driverError?.code === '23505';
+}

@@ -1,0 +1,76 @@
+import { CAPABILITY_ID_PATTERN } from './restap.constants';
+import { RestapBootstrapError } from './discovery/restap-bootstrap.error';
+import type { ResolvedRestapOptions, RestapModuleOptions } from './interfaces/restap-options.interface';
+
+const positiveInt = (value: unknown, field: string): void => {
+  if (value !== undefined && (!Number.isInteger(value) || (value as number) <= 0)) {
+    throw new RestapBootstrapError(`RestapModule option ${field} must be a positive integer, got ${JSON.stringify(value)}.`);
+  }
+};
+
+/** Validates the user's options and fills in every default. The one place defaults live. */
+export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOptions {
+  if (!options || typeof options !== 'object') {
+    throw new RestapBootstrapError('RestapModule needs options: RestapModule.forRoot({ agent: { name: "My Agent" } }).');
+  }
+  const { agent } = options;
+  if (!agent || typeof agent.name !== 'string' || !agent.name.trim()) {
+    throw new RestapBootstrapError('RestapModule option agent.name is required: a non-empty string naming the agent in the catalog.');
+  }
+  for (const field of ['description', 'contact'] as const) {
+    if (agent[field] !== undefined && typeof agent[field] !== 'string') {
+      throw new RestapBootstrapError(`RestapModule option agent.${field} must be a string.`);
+    }
+  }
+  for (const [i, pkg] of (options.packages ?? []).entries()) {
+    if (!pkg || typeof pkg.name !== 'string' || typeof pkg.type !== 'string') {
+      throw new RestapBootstrapError(`RestapModule option packages[${i}] needs string "name" and "type" (spec, "Optional Packages").`);
+    }
+  }
+  for (const [name, protocol] of Object.entries(options.protocols ?? {})) {
+    if (!protocol || typeof protocol.available !== 'boolean' || (protocol.endpoint !== undefined && typeof protocol.endpoint !== 'string')) {
+      throw new RestapBootstrapError(`RestapModule option protocols.${name} must be { available: boolean, endpoint?: string }.`);
+    }
+  }
+  const talk = options.talk === false ? undefined : (options.talk ?? {});
+  const news = options.news === false ? undefined : (options.news ?? {});
+  for (const [field, value] of Object.entries({ ...talk, ...news, ...options.limits })) {
+    if (/(Length|Limit|Ms|Bytes|limit)$/.test(field)) positiveInt(value, field);
+  }
+  if (news?.scope !== undefined && news.scope !== 'global' && news.scope !== 'session') {
+    throw new RestapBootstrapError(`RestapModule option news.scope must be 'global' or 'session', got ${JSON.stringify(news.scope)}.`);
+  }
+  for (const event of talk?.events ?? []) {
+    if (!CAPABILITY_ID_PATTERN.test(event)) throw new RestapBootstrapError(`RestapModule option talk.events has an invalid event name ${JSON.stringify(event)}.`);
+  }
+  const maxLimit = news?.maxLimit ?? 1000;
+  return {
+    agent: { ...agent },
+    talk: {
+      enabled: talk !== undefined,
+      streaming: talk?.streaming ?? true,
+      sessions: talk?.sessions ?? true,
+      maxMessageLength: talk?.maxMessageLength ?? 100_000,
+      historyLimit: talk?.historyLimit ?? 50,
+      systemPrompt: talk?.systemPrompt,
+      heartbeatMs: talk?.heartbeatMs ?? 15_000,
+      timeoutMs: talk?.timeoutMs ?? 120_000,
+      events: [...(talk?.events ?? [])],
+      title: talk?.title ?? 'Talk to agent',
+      description: talk?.description ?? 'Send messages to the agent (triggers LLM processing)',
+    },
+    news: {
+      enabled: news !== undefined,
+      scope: news?.scope ?? 'global',
+      maxTypeLength: news?.maxTypeLength ?? 200,
+      defaultLimit: Math.min(news?.defaultLimit ?? 100, maxLimit),
+      maxLimit,
+      contextLimit: news?.contextLimit ?? 20,
+    },
+    packages: options.packages?.map((p) => ({ ...p })),
+    protocols: options.protocols && { ...options.protocols },
+    limits: { bodyBytes: options.limits?.bodyBytes ?? 1024 * 1024 },
+    guards: [...(options.guards ?? [])],
+    catalogCacheControl: options.catalogCacheControl ?? 'public, max-age=60',
+  };
+}

@@ -1,0 +1,15 @@
+import type { Type } from '@nestjs/common';
+import { DEFAULT_NEWS_PATH, DEFAULT_TALK_PATH } from './restap.constants';
+import type { RestapModuleExtras } from './interfaces/restap-options.interface';
+
+/**
+ * The module's own controllers, created per module definition because their paths are options.
+ * Filled by the talk and news features.
+ */
+export function createRestapControllers(extras: RestapModuleExtras): Array<Type<unknown>> {
+  const talkPath = extras.talkPath ?? DEFAULT_TALK_PATH;
+  const newsPath = extras.newsPath ?? DEFAULT_NEWS_PATH;
+  void talkPath;
+  void newsPath;
+  return [];
+}

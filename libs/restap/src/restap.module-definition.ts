@@ -1,0 +1,14 @@
+import { ConfigurableModuleBuilder } from '@nestjs/common';
+import { createRestapControllers } from './restap.controllers';
+import type { RestapModuleExtras, RestapModuleOptions } from './interfaces/restap-options.interface';
+
+/** forRoot / forRootAsync, typed options and the options token, from Nest's own builder. */
+export const {
+  ConfigurableModuleClass: RestapConfigurableModule,
+  MODULE_OPTIONS_TOKEN: RESTAP_MODULE_OPTIONS,
+  OPTIONS_TYPE: RESTAP_OPTIONS_TYPE,
+  ASYNC_OPTIONS_TYPE: RESTAP_ASYNC_OPTIONS_TYPE,
+} = new ConfigurableModuleBuilder<RestapModuleOptions>({ moduleName: 'Restap' })
+  .setClassMethodName('forRoot')
+  .setExtras<RestapModuleExtras>({}, (definition, extras) => ({ ...definition, controllers: createRestapControllers(extras) }))
+  .build();

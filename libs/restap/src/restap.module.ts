@@ -1,0 +1,40 @@
+import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { RESTAP_OPTIONS } from './restap.constants';
+import { RESTAP_MODULE_OPTIONS, RestapConfigurableModule } from './restap.module-definition';
+import { resolveOptions } from './restap-options.resolver';
+import { CatalogRoute } from './catalog/catalog.route';
+import { CatalogService } from './catalog/catalog.service';
+import { RestapExplorer } from './discovery/restap.explorer';
+import { RestapMetadataAccessor } from './discovery/restap-metadata.accessor';
+import { RestapRegistry } from './discovery/restap.registry';
+import { RestapBodyParser } from './http/restap-body.parser';
+import { RESTAP_ENTITIES } from './persistence';
+import { StorageCheck } from './persistence/storage.check';
+
+/**
+ * Turns a Nest application into a RESTAP agent: the discovery catalog, /talk and /news, with
+ * sessions and news stored through the host's TypeORM DataSource.
+ *
+ * @example
+ * imports: [
+ *   TypeOrmModule.forRoot({ type: 'postgres', url, autoLoadEntities: true, migrations: RESTAP_MIGRATIONS, migrationsRun: true }),
+ *   RestapModule.forRoot({ agent: { name: 'Text Analysis Agent' } }),
+ * ]
+ */
+@Module({
+  imports: [DiscoveryModule, TypeOrmModule.forFeature(RESTAP_ENTITIES)],
+  providers: [
+    { provide: RESTAP_OPTIONS, useFactory: resolveOptions, inject: [RESTAP_MODULE_OPTIONS] },
+    RestapMetadataAccessor,
+    RestapRegistry,
+    RestapExplorer,
+    RestapBodyParser,
+    StorageCheck,
+    CatalogService,
+    CatalogRoute,
+  ],
+  exports: [CatalogService, RESTAP_OPTIONS],
+})
+export class RestapModule extends RestapConfigurableModule {}

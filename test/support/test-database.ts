@@ -1,0 +1,42 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import type { DatabaseTarget } from '../../apps/sample-agent/src/database/database.options';
+
+/** A database of its own for one test file. */
+export interface TestDatabase {
+  target: DatabaseTarget;
+  /** Connection string when the target is a server (for direct SQL in tests). */
+  url?: string;
+  drop(): Promise<void>;
+}
+
+/**
+ * With TEST_DATABASE_URL set: a fresh database on that PostgreSQL server, dropped afterwards.
+ * Without it: the embedded default (PGlite), in memory unless `dataDir` is given.
+ */
+export async function createTestDatabase(opts: { dataDir?: string } = {}): Promise<TestDatabase> {
+  const serverUrl = process.env.TEST_DATABASE_URL;
+  if (!serverUrl) {
+    return { target: { dataDir: opts.dataDir ?? 'memory://' }, drop: async () => undefined };
+  }
+  const name = `restap_t_${randomBytes(6).toString('hex')}`;
+  const admin = new Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    target: { url: url.toString() },
+    url: url.toString(),
+    drop: async () => {
+      const c = new Client({ connectionString: serverUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** True when tests run against a PostgreSQL server rather than the embedded default. */
+export const usingServer = (): boolean => Boolean(process.env.TEST_DATABASE_URL);
