@@ -1,0 +1,61 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Request } from 'express';
+import { SESSION_ID_HEADER, SESSION_ID_PATTERN } from '../restap.constants';
+import { InvalidRequestException, InvalidSessionIdException } from '../exceptions';
+
+/** Where a request's session_id came from. */
+export type SessionIdSource = 'header' | 'query' | 'body';
+
+/**
+ * Checks one raw session_id value. Spec, "Identifier format and entropy": outside
+ * ^[A-Za-z0-9._-]{16,128}$ (or not a string) → 400 invalid_session_id.
+ */
+export function parseSessionId(value: unknown): string {
+  if (typeof value !== 'string' || !SESSION_ID_PATTERN.test(value)) {
+    throw new InvalidSessionIdException('session_id must be a string matching ^[A-Za-z0-9._-]{16,128}$.');
+  }
+  return value;
+}
+
+/**
+ * The request's session_id, by precedence header > query > body (spec: "the header takes
+ * precedence over a query parameter"). Every present value is validated, so a malformed one is
+ * never silently shadowed. Returns undefined when none is given.
+ */
+export function resolveSessionId(req: Request, body?: unknown, sources: SessionIdSource[] = ['header', 'query', 'body']): string | undefined {
+  const candidates: Array<[SessionIdSource, unknown]> = [];
+  if (sources.includes('header')) {
+    const header = req.headers[SESSION_ID_HEADER];
+    if (header !== undefined) candidates.push(['header', Array.isArray(header) ? header : header.trim()]);
+  }
+  if (sources.includes('query') && req.query && 'session_id' in req.query) {
+    candidates.push(['query', req.query.session_id]);
+  }
+  if (sources.includes('body') && body && typeof body === 'object' && !Array.isArray(body) && 'session_id' in body) {
+    const value = (body as { session_id?: unknown }).session_id;
+    if (value !== undefined && value !== null) candidates.push(['body', value]);
+  }
+  let chosen: string | undefined;
+  for (const [, value] of candidates) {
+    const id = parseSessionId(value);
+    chosen ??= id;
+  }
+  return chosen;
+}
+
+/** A new session_id: base64url of 24 random bytes (192 bits; the spec asks at least 122). */
+export function mintSessionId(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+/** SHA-256 of a session_id: the only form in which it is stored or compared. */
+export function hashSessionId(sessionId: string): Buffer {
+  return createHash('sha256').update(sessionId, 'utf8').digest();
+}
+
+/** Guards helpers that must reject bodies that are not JSON objects. */
+export function assertJsonObject(body: unknown): asserts body is Record<string, unknown> {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) {
+    throw new InvalidRequestException('The request body must be a JSON object.');
+  }
+}
