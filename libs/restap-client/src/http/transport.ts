@@ -1,0 +1,121 @@
+import { RestapError } from '../errors/restap.error';
+import type { FetchLike } from '../interfaces/options.interface';
+import { CONTENT_TYPE_JSON } from '../restap.constants';
+import { combineSignals, toRestapError } from './abort';
+import { parseRetryAfter } from './retry';
+
+/** Query values; `undefined` entries are left out. */
+export type QueryParams = Record<string, string | number | boolean | undefined>;
+
+/** One HTTP exchange as the client builds it. */
+export interface TransportRequest {
+  method: string;
+  /** Endpoint from the catalog (absolute path, relative path or full URL). */
+  endpoint: string;
+  query?: QueryParams;
+  headers?: Record<string, string>;
+  /** JSON-encoded when defined. */
+  body?: unknown;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+/** Sends requests relative to an agent's base URL with shared headers, deadline and error mapping. */
+export class Transport {
+  constructor(
+    /** Base URL of the agent, always ending with `/`. */
+    readonly baseUrl: string,
+    private readonly fetchFn: FetchLike,
+    private readonly headers: Record<string, string>,
+    readonly timeoutMs: number,
+  ) {}
+
+  /** Resolves an endpoint like a browser would: `/talk` from the origin, `talk` under the base path. */
+  url(endpoint: string, query?: QueryParams): string {
+    const url = new URL(endpoint, this.baseUrl);
+    for (const [key, value] of Object.entries(query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    return url.toString();
+  }
+
+  /** Sends the request; resolves with any status, rejects only when no response arrived. */
+  async send(request: TransportRequest): Promise<Response> {
+    const url = this.url(request.endpoint, request.query);
+    const timeoutMs = request.timeoutMs ?? this.timeoutMs;
+    const headers: Record<string, string> = { ...this.headers, ...request.headers };
+    if (request.body !== undefined) headers['Content-Type'] = CONTENT_TYPE_JSON;
+    try {
+      return await this.fetchFn(url, {
+        method: request.method,
+        headers,
+        body: request.body === undefined ? undefined : JSON.stringify(request.body),
+        signal: combineSignals(request.signal, timeoutMs),
+      });
+    } catch (error) {
+      throw toRestapError(error, url, timeoutMs);
+    }
+  }
+
+  /** Sends the request and returns its JSON body; a non-2xx status becomes a {@link RestapError}. */
+  async json(request: TransportRequest): Promise<unknown> {
+    const response = await this.send(request);
+    if (!response.ok) throw await errorFromResponse(response);
+    return readJson(response, request.timeoutMs ?? this.timeoutMs);
+  }
+}
+
+/** The media type of a response, lower-cased and without parameters. */
+export function mediaTypeOf(response: Response): string {
+  return (response.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
+}
+
+/** Reads a JSON body; a non-JSON body or media type is an `invalid_response`. */
+export async function readJson(response: Response, timeoutMs?: number): Promise<unknown> {
+  const text = await readText(response, timeoutMs);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    const type = mediaTypeOf(response) || 'no Content-Type';
+    throw new RestapError('invalid_response', `Expected JSON from ${response.url || 'the server'} but got ${type}: ${preview(text)}`, {
+      status: response.status,
+      cause: error,
+    });
+  }
+}
+
+/** Reads a body as text, mapping a timeout or abort during the read like one during fetch. */
+export async function readText(response: Response, timeoutMs?: number): Promise<string> {
+  try {
+    return await response.text();
+  } catch (error) {
+    throw toRestapError(error, response.url, timeoutMs);
+  }
+}
+
+/** Builds the error for a non-2xx response from the spec's `{"error", "message"}` shape when present. */
+export async function errorFromResponse(response: Response): Promise<RestapError> {
+  const text = await response.text().catch(() => '');
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text) as unknown;
+  } catch {
+    // Not JSON (proxy page, plain text): keep the text as details.
+  }
+  const record = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+  const code = typeof record.error === 'string' ? record.error : `http_${response.status}`;
+  const message =
+    typeof record.message === 'string'
+      ? record.message
+      : `${response.status} ${response.statusText || 'error'} from ${response.url || 'the server'}`;
+  return new RestapError(code, message, {
+    status: response.status,
+    details: body,
+    retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
+  });
+}
+
+function preview(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 80 ? `${flat.slice(0, 80)}…` : flat || '(empty body)';
+}
