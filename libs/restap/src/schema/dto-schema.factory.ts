@@ -1,7 +1,8 @@
 import type { Type } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
-import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import { targetConstructorToSchema } from 'class-validator-jsonschema';
 import type { JsonSchema } from '../interfaces/catalog.interface';
+import { restapConverters, typeOfValues } from './class-validator.converters';
 
 // class-transformer keeps @Type() metadata in a storage it exports only from this deep path.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -13,6 +14,8 @@ const SWAGGER_PROPS = 'swagger/apiModelProperties';
 const SWAGGER_PROPS_ARRAY = 'swagger/apiModelPropertiesArray';
 /** @ApiProperty fields that describe rather than constrain; merged into the derived schema. */
 const SWAGGER_DOC_FIELDS = ['description', 'example', 'examples', 'default', 'title', 'deprecated', 'format'] as const;
+/** Keywords that already say what a property is, so `design:type` must not add a `type`. */
+const SHAPE_KEYWORDS = ['type', '$ref', 'oneOf', 'anyOf', 'allOf', 'enum', 'const'];
 
 const PRIMITIVES = new Map<unknown, JsonSchema>([
   [String, { type: 'string' }], [Number, { type: 'number' }], [Boolean, { type: 'boolean' }],
@@ -21,20 +24,23 @@ const PRIMITIVES = new Map<unknown, JsonSchema>([
 
 /**
  * Derives JSON Schemas from DTO classes: class-validator decorators give types and constraints
- * (through class-validator-jsonschema), @ApiProperty adds descriptions and examples. Nested DTOs
- * are referenced under `$defs` so each schema is self-contained. Built once, at bootstrap.
+ * (through class-validator-jsonschema, with the converters it gets wrong replaced), @ApiProperty
+ * adds descriptions and examples. Nested DTOs are referenced under `$defs` so each schema is
+ * self-contained. Built once, at bootstrap.
+ *
+ * @example
+ * new DtoSchemaFactory().create(TextDto) // { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] }
  */
 export class DtoSchemaFactory {
-  private readonly definitions: Record<string, JsonSchema>;
   private readonly cache = new Map<Type<unknown>, JsonSchema>();
-
-  constructor() {
-    this.definitions = validationMetadatasToSchemas({
-      refPointerPrefix: DEFS,
-      classTransformerMetadataStorage: defaultMetadataStorage,
-      classValidatorMetadataStorage: getMetadataStorage(),
-    }) as Record<string, JsonSchema>;
-  }
+  private readonly names = new Map<Type<unknown>, string>();
+  private readonly classes = new Map<string, Type<unknown>>();
+  private readonly options = {
+    refPointerPrefix: DEFS,
+    classTransformerMetadataStorage: defaultMetadataStorage,
+    classValidatorMetadataStorage: getMetadataStorage(),
+    additionalConverters: restapConverters((type) => this.refName(type), DEFS),
+  };
 
   /** JSON Schema of a primitive constructor, or undefined for a class. */
   static primitive(type: unknown): JsonSchema | undefined {
@@ -48,31 +54,53 @@ export class DtoSchemaFactory {
     if (primitive) return primitive;
     const cached = this.cache.get(dto);
     if (cached) return cached;
-    const root = this.definition(dto);
+    const root = this.classSchema(dto);
     const defs: Record<string, JsonSchema> = {};
     const pending = [...this.refsOf(root)];
     while (pending.length) {
       const name = pending.pop() as string;
-      if (name === dto.name || defs[name]) continue;
-      const def = this.definitions[name] ? this.withSwagger(this.definitions[name], this.classNamed(name)) : { type: 'object' };
-      defs[name] = def;
-      pending.push(...this.refsOf(def));
+      if (defs[name]) continue;
+      const type = this.classes.get(name) as Type<unknown>;
+      defs[name] = type === dto ? root : this.classSchema(type);
+      pending.push(...this.refsOf(defs[name]));
     }
-    const schema = Object.keys(defs).length ? { ...root, $defs: defs } : root;
-    const selfRef = JSON.stringify(schema).includes(`"${DEFS}${dto.name}"`);
-    const result = selfRef ? { ...schema, $defs: { ...(schema.$defs as object), [dto.name]: root } } : schema;
+    const result = Object.keys(defs).length ? { ...root, $defs: defs } : root;
     this.cache.set(dto, result);
     return result;
   }
 
-  private definition(dto: Type<unknown>): JsonSchema {
-    const base = this.definitions[dto.name] ?? { type: 'object', properties: {} };
-    return this.withSwagger(base, dto);
+  /** The `$defs` key of a class: its name, suffixed when another class already has that name. */
+  private refName(type: Type<unknown>): string {
+    let name = this.names.get(type);
+    if (!name) {
+      name = type.name || 'Anonymous';
+      for (let i = 2; this.classes.has(name); i++) name = `${type.name || 'Anonymous'}_${i}`;
+      this.names.set(type, name);
+      this.classes.set(name, type);
+    }
+    return name;
+  }
+
+  private classSchema(dto: Type<unknown>): JsonSchema {
+    this.refName(dto);
+    const derived = targetConstructorToSchema(dto, this.options) as JsonSchema;
+    const base = derived.properties ? derived : { type: 'object', properties: {} };
+    return this.withSwagger(this.withDesignTypes(base, dto), dto);
+  }
+
+  /** A property whose decorators fix no type (e.g. only @Min or @IsOptional) gets its declared one. */
+  private withDesignTypes(schema: JsonSchema, dto: Type<unknown>): JsonSchema {
+    const properties = { ...(schema.properties as Record<string, JsonSchema>) };
+    for (const [name, prop] of Object.entries(properties)) {
+      if (SHAPE_KEYWORDS.some((k) => k in prop)) continue;
+      const declared = DtoSchemaFactory.primitive(Reflect.getMetadata('design:type', dto.prototype, name));
+      if (declared && declared.type !== 'object') properties[name] = { ...declared, ...prop };
+    }
+    return { ...schema, properties };
   }
 
   /** Adds @ApiProperty documentation, and properties only swagger knows about. */
-  private withSwagger(schema: JsonSchema, dto: Type<unknown> | undefined): JsonSchema {
-    if (!dto) return schema;
+  private withSwagger(schema: JsonSchema, dto: Type<unknown>): JsonSchema {
     const names = (Reflect.getMetadata(SWAGGER_PROPS_ARRAY, dto.prototype) ?? []) as string[];
     if (!names.length) return schema;
     const properties = { ...((schema.properties ?? {}) as Record<string, JsonSchema>) };
@@ -85,6 +113,7 @@ export class DtoSchemaFactory {
       for (const field of SWAGGER_DOC_FIELDS) {
         if (meta[field] === undefined || (known && field === 'format' && known.format)) continue;
         if (field === 'example') prop.examples = [meta.example];
+        else if (field === 'examples') prop.examples = Array.isArray(meta.examples) ? meta.examples : exampleValues(meta.examples);
         else prop[field] = meta[field];
       }
       if (!known && meta.required !== false) required.add(name);
@@ -94,12 +123,18 @@ export class DtoSchemaFactory {
   }
 
   private fromSwaggerType(meta: Record<string, unknown>, dto: Type<unknown>, name: string): JsonSchema {
-    if (Array.isArray(meta.enum)) return { enum: meta.enum };
-    const declared = typeof meta.type === 'function' ? meta.type : Reflect.getMetadata('design:type', dto.prototype, name);
-    const primitive = DtoSchemaFactory.primitive(declared);
+    if (Array.isArray(meta.enum)) {
+      const type = typeOfValues(meta.enum);
+      return type ? { type, enum: meta.enum } : { enum: meta.enum };
+    }
+    if (meta.type === 'array' && meta.items) return { type: 'array', items: meta.items };
     if (typeof meta.type === 'string') return { type: meta.type };
-    if (primitive) return meta.isArray ? { type: 'array', items: primitive } : primitive;
-    return { type: 'object' };
+    let declared = typeof meta.type === 'function' ? meta.type : Reflect.getMetadata('design:type', dto.prototype, name);
+    // `type: () => Dto` (lazy, for circular imports) is an arrow function: no prototype.
+    if (typeof declared === 'function' && !declared.prototype) declared = (declared as () => unknown)();
+    const item = DtoSchemaFactory.primitive(declared) ??
+      (typeof declared === 'function' && declared !== Array ? { $ref: DEFS + this.refName(declared as Type<unknown>) } : { type: 'object' });
+    return meta.isArray ? { type: 'array', items: item } : item;
   }
 
   private refsOf(schema: JsonSchema): string[] {
@@ -110,10 +145,10 @@ export class DtoSchemaFactory {
     });
     return refs;
   }
+}
 
-  private classNamed(name: string): Type<unknown> | undefined {
-    const metas = getMetadataStorage() as unknown as { validationMetadatas: Map<Type<unknown>, unknown> };
-    for (const target of metas.validationMetadatas.keys()) if (target.name === name) return target;
-    return undefined;
-  }
+/** OpenAPI `examples` is a map of `{ value }` objects; JSON Schema's is an array of values. */
+function exampleValues(examples: unknown): unknown[] {
+  return Object.values(examples as Record<string, unknown>).map((e) =>
+    e && typeof e === 'object' && 'value' in e ? (e as { value: unknown }).value : e);
 }
