@@ -4,6 +4,9 @@ import { boot } from './support/boot';
 import { FixtureDatabase, openFixtureDatabase } from './support/fixture-database';
 import { AsyncConfigAppModule, Variant } from './fixtures/async-config/async-config.app';
 
+// Jest reads testTimeout only from the top-level config, not per project; a fresh PGlite takes 4–15 s.
+jest.setTimeout(120_000);
+
 interface Served {
   bytes: Buffer;
   etag: string | null;

@@ -4,6 +4,9 @@ import { boot, BootedApp } from './support/boot';
 import { FixtureDatabase, openFixtureDatabase } from './support/fixture-database';
 import { RoutingAppModule } from './fixtures/routing/routing.app';
 
+// Jest reads testTimeout only from the top-level config, not per project; a fresh PGlite takes 4–15 s.
+jest.setTimeout(120_000);
+
 interface Capability { id: string; method: string; endpoint: string; parameters?: unknown[]; input_schema?: unknown }
 
 describe('Discovery follows Nest routing: global prefix, URI versioning, RouterModule, route params', () => {

@@ -3,6 +3,9 @@ import { Capability, RESTAP_MIGRATIONS, RestapBootstrapError, RestapModule, Rest
 import { bootError } from './support/boot';
 import { FixtureDatabase, openFixtureDatabase } from './support/fixture-database';
 
+// Jest reads testTimeout only from the top-level config, not per project; a fresh PGlite takes 4–15 s.
+jest.setTimeout(120_000);
+
 @Controller('text')
 class TextController {
   @Post('echo')

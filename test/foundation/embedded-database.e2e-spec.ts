@@ -1,0 +1,49 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { databaseTargetFromEnv } from '../../apps/sample-agent/src/database/database.options';
+import { RunningApp, startSample } from '../support/sample-app';
+
+// Jest reads testTimeout only from the top-level config, not per project; a fresh PGlite takes 4–15 s.
+jest.setTimeout(120_000);
+
+describe('Embedded PostgreSQL (PGlite) is the zero-setup default, and keeps its data across restarts', () => {
+  let dataDir: string;
+  let agent: RunningApp | undefined;
+
+  beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'restap-embedded-'));
+  });
+  afterEach(async () => {
+    await agent?.close();
+    agent = undefined;
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('without DATABASE_URL the sample uses the embedded database in RESTAP_DATA_DIR (default ./.restap-data)', () => {
+    expect(databaseTargetFromEnv({})).toEqual({ dataDir: './.restap-data' });
+    expect(databaseTargetFromEnv({ RESTAP_DATA_DIR: '/var/lib/agent' })).toEqual({ dataDir: '/var/lib/agent' });
+    expect(databaseTargetFromEnv({ DATABASE_URL: 'postgres://db/agent', RESTAP_DATA_DIR: '/x' })).toEqual({ url: 'postgres://db/agent' });
+  });
+
+  it('boots on an empty folder, runs the migrations and serves the catalog', async () => {
+    agent = await startSample({ dataDir });
+    const res = await fetch(`${agent.url}/.well-known/restap.json`);
+    expect(res.status).toBe(200);
+    const tables = await agent.app.get(DataSource).query(`SELECT tablename FROM pg_tables WHERE tablename LIKE 'restap_%' ORDER BY 1`);
+    expect(tables.map((t: { tablename: string }) => t.tablename)).toEqual(['restap_news', 'restap_news_sequences', 'restap_sessions', 'restap_turns']);
+    await agent.app.get(DataSource).query(`INSERT INTO restap_sessions (key_hash) VALUES ($1)`, [Buffer.from('written-before-restart')]);
+  });
+
+  it('after a restart on the same folder, data written before is still there and nothing is re-created', async () => {
+    const pgVersion = statSync(join(dataDir, 'PG_VERSION')).mtimeMs;
+    agent = await startSample({ dataDir });
+    const ds = agent.app.get(DataSource);
+    const rows = await ds.query(`SELECT key_hash FROM restap_sessions`);
+    expect(rows.map((r: { key_hash: Buffer }) => Buffer.from(r.key_hash).toString())).toEqual(['written-before-restart']);
+    const migrations = await ds.query(`SELECT name FROM migrations`);
+    expect(migrations.map((m: { name: string }) => m.name)).toEqual(['RestapInit1764700000000']);
+    expect(statSync(join(dataDir, 'PG_VERSION')).mtimeMs).toBe(pgVersion);
+  });
+});
