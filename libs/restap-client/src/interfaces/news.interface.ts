@@ -5,6 +5,8 @@ export interface NewsItem {
   type: string;
   /** Milliseconds since the epoch; `since` filters on it (exclusive). */
   timestamp: number;
+  /** Server-assigned id (not required by the spec, sent by most servers). */
+  news_id?: string;
   from?: string;
   in_reply_to?: string;
   message?: string;

@@ -1,0 +1,72 @@
+import type { EventSourceMessage } from 'eventsource-parser';
+import { isRecord } from '../catalog/catalog.validator';
+import { toRestapError } from '../http/abort';
+import { mediaTypeOf, type QueryParams, type Transport } from '../http/transport';
+import { CONTENT_TYPE_SSE } from '../restap.constants';
+import { readSseFrames } from '../talk/sse.reader';
+
+/** A request the checker sends exactly as described (no client conveniences added). */
+export interface ProbeRequest {
+  method: string;
+  endpoint: string;
+  query?: QueryParams;
+  headers?: Record<string, string>;
+  /** Sent JSON-encoded when defined. */
+  body?: unknown;
+}
+
+/** A fully read response. */
+export interface Probe {
+  status: number;
+  headers: Headers;
+  /** Media type without parameters, lower-cased (`''` when absent). */
+  type: string;
+  text: string;
+  /** Parsed body when it is JSON, whatever the Content-Type says. */
+  json?: unknown;
+  /** SSE frames up to and including `done`, when the response is `text/event-stream`. */
+  frames?: EventSourceMessage[];
+}
+
+/**
+ * Sends one probe and reads the whole answer. An SSE body is read frame by frame and abandoned
+ * after `done`, so a server that keeps the connection open does not stall the checker.
+ */
+export async function sendProbe(transport: Transport, request: ProbeRequest, timeoutMs: number): Promise<Probe> {
+  const response = await transport.send({ ...request, timeoutMs });
+  const type = mediaTypeOf(response);
+  try {
+    if (type === CONTENT_TYPE_SSE && response.body) {
+      const frames: EventSourceMessage[] = [];
+      for await (const frame of readSseFrames(response.body)) {
+        frames.push(frame);
+        if (frame.event === 'done') break;
+      }
+      const text = frames.map((f) => `event: ${f.event ?? ''}\ndata: ${f.data}\n\n`).join('');
+      return { status: response.status, headers: response.headers, type, text, frames };
+    }
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, type, text, json: parseJson(text) };
+  } catch (error) {
+    throw toRestapError(error, response.url, timeoutMs);
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The `error` field of a JSON error body. */
+export function errorCodeOf(probe: Probe): string | undefined {
+  return isRecord(probe.json) && typeof probe.json.error === 'string' ? probe.json.error : undefined;
+}
+
+/** `400 {"error":"x"}` or what actually came back, for failure details. */
+export function describe(probe: Probe): string {
+  const body = probe.frames ? `${probe.frames.length} SSE frames` : probe.text.replace(/\s+/g, ' ').slice(0, 120) || '(empty body)';
+  return `${probe.status} ${probe.type || 'no Content-Type'} ${body}`;
+}

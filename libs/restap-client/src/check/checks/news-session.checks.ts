@@ -1,0 +1,102 @@
+import { CONTENT_TYPE_JSON, ERROR_INVALID_SESSION_ID, ERROR_MISSING_SESSION_ID, SESSION_ID_HEADER } from '../../restap.constants';
+import type { CheckContext } from '../check.context';
+import { describe, errorCodeOf, type Probe } from '../check.probe';
+import { newsReadScoped, newsWriteScoped } from '../check.predicates';
+import type { CheckDefinition } from '../check.types';
+import { BAD_SESSION_IDS } from './sessions.checks';
+
+const MISSING_RULE =
+  'A server that requires it MUST (a) declare the requirement in its discovery document (see Discovery), and (b) respond 400 {"error":"missing_session_id"} when it is omitted.';
+
+function expectMissing(ctx: CheckContext, probe: Probe, what: string): void {
+  ctx.expect(probe.status === 400 && errorCodeOf(probe) === ERROR_MISSING_SESSION_ID,
+    `${what} without session_id: expected 400 {"error":"missing_session_id"}, got ${describe(probe)}`);
+}
+
+/** Spec, "Relation to /news": session-scoped feeds, tested only when the catalog declares them. */
+export const newsSessionChecks: CheckDefinition[] = [
+  {
+    id: 'news-session.missing-id-get',
+    level: 'MUST',
+    group: 'news-session',
+    title: 'GET news without session_id is 400 missing_session_id',
+    spec: MISSING_RULE,
+    when: 'GET news declares sessions.required',
+    applies: newsReadScoped,
+    async run(ctx: CheckContext) {
+      const probe = await ctx.request({ method: 'GET', endpoint: ctx.newsReadEndpoint(), headers: { Accept: CONTENT_TYPE_JSON } });
+      expectMissing(ctx, probe, 'GET news');
+    },
+  },
+  {
+    id: 'news-session.missing-id-post',
+    level: 'MUST',
+    group: 'news-session',
+    title: 'POST news without session_id is 400 missing_session_id',
+    spec: MISSING_RULE,
+    when: 'POST news declares sessions.required',
+    applies: newsWriteScoped,
+    async run(ctx: CheckContext) {
+      const probe = await ctx.request({
+        method: 'POST',
+        endpoint: ctx.newsWriteEndpoint(),
+        headers: { Accept: CONTENT_TYPE_JSON },
+        body: { type: 'restap.check', from: 'restap-check', message: 'conformance probe (no session)' },
+      });
+      expectMissing(ctx, probe, 'POST news');
+    },
+  },
+  {
+    id: 'news-session.invalid-id',
+    level: 'MUST',
+    group: 'news-session',
+    title: 'GET news with a malformed session_id is 400 invalid_session_id',
+    spec: 'A server that receives a session_id outside these bounds MUST reject the request with 400 {"error":"invalid_session_id"}',
+    when: 'GET news declares sessions.required',
+    applies: newsReadScoped,
+    async run(ctx: CheckContext) {
+      const probe = await ctx.request({
+        method: 'GET',
+        endpoint: ctx.newsReadEndpoint(),
+        headers: { Accept: CONTENT_TYPE_JSON, [SESSION_ID_HEADER]: BAD_SESSION_IDS.short },
+      });
+      ctx.expect(probe.status === 400 && errorCodeOf(probe) === ERROR_INVALID_SESSION_ID,
+        `expected 400 {"error":"invalid_session_id"}, got ${describe(probe)}`);
+    },
+  },
+  {
+    id: 'news-session.header-accepted',
+    level: 'SHOULD',
+    group: 'news-session',
+    title: 'the Restap-Session-Id header is accepted on GET news',
+    spec: 'A server that scopes /news by session SHOULD also accept the session_id from a request header — the RECOMMENDED header name is Restap-Session-Id',
+    when: 'GET news declares sessions.required',
+    applies: newsReadScoped,
+    async run(ctx: CheckContext) {
+      const probe = await ctx.request({
+        method: 'GET',
+        endpoint: ctx.newsReadEndpoint(),
+        headers: { Accept: CONTENT_TYPE_JSON, [SESSION_ID_HEADER]: await ctx.sessionForNews() },
+      });
+      ctx.expect(probe.status === 200, `GET news with Restap-Session-Id: ${describe(probe)}`);
+    },
+  },
+  {
+    id: 'news-session.header-precedence',
+    level: 'SHOULD',
+    group: 'news-session',
+    title: 'the header wins over a session_id query parameter',
+    spec: 'When a server accepts both, the header takes precedence over a query parameter.',
+    when: 'GET news declares sessions.required',
+    applies: newsReadScoped,
+    async run(ctx: CheckContext) {
+      const probe = await ctx.request({
+        method: 'GET',
+        endpoint: ctx.newsReadEndpoint(),
+        query: { session_id: BAD_SESSION_IDS.short },
+        headers: { Accept: CONTENT_TYPE_JSON, [SESSION_ID_HEADER]: await ctx.sessionForNews() },
+      });
+      ctx.expect(probe.status === 200, `valid header + malformed query session_id: ${describe(probe)}`);
+    },
+  },
+];
