@@ -1,0 +1,27 @@
+import type { TalkRole, TalkTurn, TalkTurnStatus } from '../interfaces/talk.interface';
+
+/** Injection token of the {@link SessionStore} used by /talk. */
+export const RESTAP_SESSION_STORE = Symbol('RESTAP_SESSION_STORE');
+
+/** A turn to append to a conversation. */
+export interface NewTalkTurn {
+  role: TalkRole;
+  content: string;
+  messageId: string;
+  status: TalkTurnStatus;
+  createdAt: Date;
+}
+
+/**
+ * Where /talk keeps conversations. Sessions are addressed only by the SHA-256 of their
+ * session_id (`hashSessionId`): the raw id never reaches storage.
+ *
+ * @example
+ * const history = await store.loadHistory(hashSessionId(id), 50);
+ */
+export interface SessionStore {
+  /** The session's newest `limit` turns, oldest first; empty for an unknown session. One round trip. */
+  loadHistory(keyHash: Buffer, limit: number): Promise<TalkTurn[]>;
+  /** Creates the session if new, marks it active and appends `turns` in order. One round trip. */
+  appendTurns(keyHash: Buffer, turns: readonly NewTalkTurn[]): Promise<void>;
+}
