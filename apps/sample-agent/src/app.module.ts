@@ -21,7 +21,7 @@ export class AppModule {
         RestapModule.forRoot({
           agent: AGENT_INFO,
           talk: false,
-          news: false,
+          news: { scope: config.newsScope },
           protocols: { mcp: { available: false }, a2a: { available: false } },
         }),
       ],

@@ -3,6 +3,12 @@ export { RESTAP_MODULE_OPTIONS, RESTAP_OPTIONS_TYPE, RESTAP_ASYNC_OPTIONS_TYPE }
 export { Capability } from './decorators/capability.decorator';
 export { Talk } from './decorators/talk.decorator';
 export { News } from './decorators/news.decorator';
+export { NewsService } from './news/news.service';
+export type { NewsHandlerContext } from './news/news-handler.context';
+export type { NewsDraft, NewsPublishOptions } from './news/news-publish.options';
+export { NewsStore } from './persistence/news.store';
+export type { NewsAppend, NewsAppendResult, NewsPageQuery, NewsPageRows, StoredNews } from './persistence/news.store';
+export { TypeOrmNewsStore } from './persistence/typeorm-news.store';
 export { CatalogService } from './catalog/catalog.service';
 export { RESTAP_CATALOG_SCHEMA } from './catalog/catalog.schema';
 export { RestapBootstrapError } from './discovery/restap-bootstrap.error';
@@ -13,3 +19,4 @@ export { CATALOG_PATH, SESSION_ID_HEADER, SESSION_ID_PATTERN, NEWS_GUARD, RESTAP
 export type * from './interfaces/restap-options.interface';
 export type * from './interfaces/catalog.interface';
 export type * from './interfaces/capability-options.interface';
+export type * from './interfaces/news.interface';

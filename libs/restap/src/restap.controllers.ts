@@ -1,6 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { DEFAULT_NEWS_PATH, DEFAULT_TALK_PATH } from './restap.constants';
 import type { RestapModuleExtras } from './interfaces/restap-options.interface';
+import { createNewsController } from './news/news.controller';
 
 /**
  * The module's own controllers, created per module definition because their paths are options.
@@ -10,6 +11,7 @@ export function createRestapControllers(extras: RestapModuleExtras): Array<Type<
   const talkPath = extras.talkPath ?? DEFAULT_TALK_PATH;
   const newsPath = extras.newsPath ?? DEFAULT_NEWS_PATH;
   void talkPath;
-  void newsPath;
-  return [];
+  const controllers: Array<Type<unknown>> = [];
+  controllers.push(createNewsController(newsPath));
+  return controllers;
 }

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
+import { APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { RESTAP_OPTIONS } from './restap.constants';
 import { RESTAP_MODULE_OPTIONS, RestapConfigurableModule } from './restap.module-definition';
@@ -12,6 +12,11 @@ import { RestapRegistry } from './discovery/restap.registry';
 import { RestapBodyParser } from './http/restap-body.parser';
 import { RESTAP_ENTITIES } from './persistence';
 import { StorageCheck } from './persistence/storage.check';
+import { NewsStore } from './persistence/news.store';
+import { TypeOrmNewsStore } from './persistence/typeorm-news.store';
+import { NewsDispatcher } from './news/news.dispatcher';
+import { NewsJobInterceptor } from './news/news-job.interceptor';
+import { NewsService } from './news/news.service';
 
 /**
  * Turns a Nest application into a RESTAP agent: the discovery catalog, /talk and /news, with
@@ -34,7 +39,11 @@ import { StorageCheck } from './persistence/storage.check';
     StorageCheck,
     CatalogService,
     CatalogRoute,
+    { provide: NewsStore, useClass: TypeOrmNewsStore },
+    NewsDispatcher,
+    NewsService,
+    { provide: APP_INTERCEPTOR, useClass: NewsJobInterceptor },
   ],
-  exports: [CatalogService, RESTAP_OPTIONS],
+  exports: [CatalogService, RESTAP_OPTIONS, NewsService],
 })
 export class RestapModule extends RestapConfigurableModule {}

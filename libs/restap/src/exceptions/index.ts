@@ -8,3 +8,5 @@ export * from './payload-too-large.exception';
 export * from './not-acceptable.exception';
 export * from './storage-unavailable.exception';
 export * from './agent-error.exception';
+export * from './idempotency-key-reused.exception';
+export * from './invalid-since.exception';

@@ -1,0 +1,11 @@
+import { RestapException } from './restap.exception';
+
+/** 422: an `Idempotency-Key` already stored an item with a different body in the same feed. */
+export class IdempotencyKeyReusedException extends RestapException {
+  constructor(
+    message = 'This Idempotency-Key was already used with a different body: send a new key for a new item, or resend the original body to get its acknowledgement.',
+    headers?: Record<string, string>,
+  ) {
+    super(422, 'idempotency_key_reused', message, headers);
+  }
+}

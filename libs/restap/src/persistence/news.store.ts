@@ -1,0 +1,66 @@
+/** One item to append to a feed. */
+export interface NewsAppend {
+  /** 'global', or the hex SHA-256 of the session the item belongs to (see `feedOf`). */
+  feed: string;
+  /**
+   * The timestamp sequence the item takes its `ts` from: 'global' in global scope (one order over
+   * every feed, since a read without a session returns all of them), the feed itself in session scope.
+   */
+  sequence: string;
+  type: string;
+  /** The item as JSON text (the client's fields less session_id); read back byte for byte. */
+  body: string;
+  idempotencyKey?: string;
+  /** SHA-256 of the canonical item; compared when the idempotency key is seen again. */
+  requestHash?: Buffer;
+}
+
+/** What an append did: stored a row, found the same request already stored, or found a conflict. */
+export type NewsAppendResult =
+  | { outcome: 'created'; id: string; ts: number }
+  | { outcome: 'replayed'; id: string; ts: number }
+  | { outcome: 'conflict' };
+
+/** A page read: `feed` undefined reads every feed. */
+export interface NewsPageQuery {
+  feed?: string;
+  /** Sequence whose committed high-water mark is read in the same snapshot as the items. */
+  sequence: string;
+  /** Exclusive lower bound on `ts`. */
+  since: number;
+  /** Rows to return at most; one more is fetched to tell whether more are waiting. */
+  limit: number;
+}
+
+/** A stored item with its body still as the JSON text it was written as. */
+export interface StoredNews {
+  id: string;
+  ts: number;
+  body: string;
+}
+
+export interface NewsPageRows {
+  rows: StoredNews[];
+  hasMore: boolean;
+  /**
+   * The sequence's last committed `ts` as of the read's snapshot (undefined before the first
+   * item): every item of the sequence at or below it was visible to the read.
+   */
+  watermark?: number;
+}
+
+/**
+ * Storage of /news items. Services never build SQL; `TypeOrmNewsStore` is the implementation.
+ * Whatever the backend, `append` must give each sequence strictly increasing `ts` in commit order,
+ * so a reader that pages by `ts > since` never misses or repeats an item.
+ */
+export abstract class NewsStore {
+  /** Durably stores one item (committed when the promise resolves), honouring the idempotency key. */
+  abstract append(item: NewsAppend): Promise<NewsAppendResult>;
+
+  /** Items with `ts > since`, oldest first. */
+  abstract page(query: NewsPageQuery): Promise<NewsPageRows>;
+
+  /** The newest `limit` items of the given feeds, oldest first. */
+  abstract recent(feeds: string[], limit: number): Promise<StoredNews[]>;
+}
