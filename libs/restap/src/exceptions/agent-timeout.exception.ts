@@ -1,0 +1,8 @@
+import { RestapException } from './restap.exception';
+
+/** The `@Talk()` handler did not finish within `talk.timeoutMs`. */
+export class AgentTimeoutException extends RestapException {
+  constructor(message = 'The agent did not finish its reply in time.', headers?: Record<string, string>) {
+    super(504, 'agent_timeout', message, headers);
+  }
+}

@@ -1,0 +1,203 @@
+import { HttpException, Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { randomBytes } from 'node:crypto';
+import { CONTENT_TYPE_JSON, RESTAP_OPTIONS } from '../restap.constants';
+import { RestapRegistry, type RegisteredHandler } from '../discovery/restap.registry';
+import { AgentErrorException, RestapException } from '../exceptions';
+import { AgentTimeoutException } from '../exceptions/agent-timeout.exception';
+import { toErrorBody } from '../exceptions/restap-exception.filter';
+import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
+import type { TalkContext, TalkChunk } from '../interfaces/talk.interface';
+import { RESTAP_SESSION_STORE, type SessionStore } from '../persistence/session.store';
+import { isStorageError } from '../persistence/storage-errors';
+import { hashSessionId, mintSessionId } from '../sessions/session-id';
+import { createTalkContext } from './talk.context';
+import { negotiateTalkFormat, type TalkFormat } from './talk.negotiator';
+import { RESTAP_TALK_NEWS_SOURCE, type TalkNewsSource } from './talk-news.source';
+import { parseTalkRequest } from './talk-request.parser';
+import { TalkRun, type TalkOutcome } from './talk.run';
+import { SseWriter } from './sse.writer';
+
+/** A request that passed validation and negotiation, ready to be answered. */
+export interface AcceptedTalk {
+  message: string;
+  format: TalkFormat;
+  /** The session to continue or the one just minted; undefined when sessions are off. */
+  sessionId?: string;
+  /** True when the client sent the session_id (so there may be history to load). */
+  resumed: boolean;
+  messageId: string;
+  userMessageId: string;
+  receivedAt: Date;
+}
+
+const newMessageId = (): string => `msg_${randomBytes(12).toString('base64url')}`;
+
+/**
+ * POST /talk: validates and negotiates (synchronously, so every request error is a plain JSON
+ * error), then loads history and news, runs the `@Talk()` handler, delivers the reply as JSON or
+ * SSE and records the turn. The raw session_id never reaches storage or the log.
+ */
+@Injectable()
+export class TalkService {
+  private readonly logger = new Logger('Restap');
+
+  constructor(
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    private readonly registry: RestapRegistry,
+    @Inject(RESTAP_SESSION_STORE) private readonly store: SessionStore,
+    @Optional() @Inject(RESTAP_TALK_NEWS_SOURCE) private readonly newsSource?: TalkNewsSource,
+  ) {}
+
+  /** Validates the body, the session_id and Accept; throws the matching RestapException. */
+  accept(req: Request): AcceptedTalk {
+    const { talk } = this.options;
+    const { message, sessionId: given } = parseTalkRequest(req, talk.maxMessageLength);
+    const format = negotiateTalkFormat(req.headers.accept, talk.streaming);
+    const sessionId = talk.sessions ? (given ?? mintSessionId()) : undefined;
+    return {
+      message,
+      format,
+      ...(sessionId ? { sessionId } : {}),
+      resumed: talk.sessions && given !== undefined,
+      messageId: newMessageId(),
+      userMessageId: newMessageId(),
+      receivedAt: new Date(),
+    };
+  }
+
+  /** Answers an accepted turn. Never rejects: every failure is written to `res` or logged. */
+  async respond(turn: AcceptedTalk, req: Request, res: Response): Promise<void> {
+    const run = new TalkRun(this.options.talk.timeoutMs);
+    res.on('close', () => {
+      if (!res.writableFinished) run.stop('disconnect');
+    });
+    try {
+      const handler = this.handler();
+      const ctx = await this.createContext(turn, req, run.signal);
+      const invoke = (): unknown => handler.invoke(ctx);
+      await (turn.format === 'sse' ? this.stream(turn, run, invoke, res) : this.reply(turn, run, invoke, res));
+    } catch (error) {
+      this.sendError(res, error);
+    }
+  }
+
+  private handler(): RegisteredHandler {
+    const handler = this.registry.getTalkHandler();
+    if (!handler) throw new AgentErrorException('No @Talk() handler is registered.');
+    return handler;
+  }
+
+  private async createContext(turn: AcceptedTalk, req: Request, signal: AbortSignal): Promise<TalkContext> {
+    const { talk } = this.options;
+    const [history, news] = await Promise.all([
+      turn.resumed && turn.sessionId ? this.store.loadHistory(hashSessionId(turn.sessionId), talk.historyLimit) : [],
+      this.newsSource ? this.newsSource.forTalk(turn.sessionId) : [],
+    ]);
+    return createTalkContext({
+      message: turn.message,
+      sessionId: turn.sessionId,
+      messageId: turn.messageId,
+      history,
+      news,
+      signal,
+      headers: req.headers,
+      systemPrompt: talk.systemPrompt,
+    });
+  }
+
+  /** JSON: the whole reply, stored before it is sent so the next turn sees it. */
+  private async reply(turn: AcceptedTalk, run: TalkRun, invoke: () => unknown, res: Response): Promise<void> {
+    const outcome = await run.pump(invoke, () => undefined);
+    if (outcome.status === 'aborted') return this.recordQuietly(turn, outcome);
+    if (outcome.status === 'error') {
+      await this.recordQuietly(turn, outcome);
+      return this.sendError(res, this.failureOf(outcome));
+    }
+    await this.record(turn, outcome); // a storage error here is a 503: the turn is not kept
+    if (res.destroyed) return;
+    const body = { reply: outcome.text, ...(turn.sessionId ? { session_id: turn.sessionId } : {}), message_id: turn.messageId };
+    res.statusCode = 200;
+    res.setHeader('Content-Type', `${CONTENT_TYPE_JSON}; charset=utf-8`);
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Vary', 'Accept');
+    res.end(JSON.stringify(body));
+  }
+
+  /** SSE: message.start at once, then deltas and optional events as produced, then message.end and done. */
+  private async stream(turn: AcceptedTalk, run: TalkRun, invoke: () => unknown, res: Response): Promise<void> {
+    const sse = new SseWriter(res, this.options.talk.heartbeatMs);
+    const session = turn.sessionId ? { session_id: turn.sessionId } : {};
+    sse.open();
+    await sse.send('message.start', { id: turn.messageId, ...session });
+    const emit = (chunk: TalkChunk): Promise<void> =>
+      chunk.event === 'message.delta' ? sse.send(chunk.event, { id: turn.messageId, text: chunk.text }) : sse.send(chunk.event, chunk);
+    const outcome = await run.pump(invoke, emit);
+    if (outcome.status === 'aborted') {
+      sse.end();
+      return this.recordQuietly(turn, outcome);
+    }
+    if (outcome.status === 'complete') await sse.send('message.end', { id: turn.messageId });
+    let failure = outcome.status === 'error' ? this.failureOf(outcome) : undefined;
+    try {
+      await this.record(turn, outcome);
+    } catch (error) {
+      this.logFailure('Could not store a /talk turn', error);
+      failure ??= error;
+    }
+    if (failure) {
+      const { body } = toErrorBody(failure);
+      await sse.send('error', { message: body.message, error: body.error });
+    }
+    await sse.send('done', session);
+    sse.end();
+  }
+
+  /** Appends the user message and the reply (with how it ended) to the session, when there is one. */
+  private async record(turn: AcceptedTalk, outcome: TalkOutcome): Promise<void> {
+    if (!turn.sessionId) return;
+    await this.store.appendTurns(hashSessionId(turn.sessionId), [
+      { role: 'user', content: turn.message, messageId: turn.userMessageId, status: 'complete', createdAt: turn.receivedAt },
+      { role: 'assistant', content: outcome.text, messageId: turn.messageId, status: outcome.status, createdAt: new Date() },
+    ]);
+  }
+
+  private async recordQuietly(turn: AcceptedTalk, outcome: TalkOutcome): Promise<void> {
+    try {
+      await this.record(turn, outcome);
+    } catch (error) {
+      this.logFailure(`Could not store an ${outcome.status} /talk turn`, error);
+    }
+  }
+
+  /** The error a client sees for a failed turn: never a stack, never an internal message. */
+  private failureOf(outcome: TalkOutcome): unknown {
+    if (outcome.stopped === 'timeout') {
+      return new AgentTimeoutException(`The agent did not finish its reply within ${this.options.talk.timeoutMs} ms.`);
+    }
+    const { error } = outcome;
+    if (error instanceof HttpException) return error; // thrown on purpose by the handler
+    const handler = this.registry.getTalkHandler();
+    this.logFailure(`@Talk() handler ${handler?.className}.${handler?.methodName} failed`, error);
+    return isStorageError(error) ? error : new AgentErrorException();
+  }
+
+  private sendError(res: Response, error: unknown): void {
+    const { status, body, headers } = toErrorBody(error);
+    if (status >= 500 && !(error instanceof RestapException) && !isStorageError(error)) this.logFailure('/talk failed', error);
+    if (res.headersSent || res.destroyed) {
+      if (!res.writableEnded) res.end();
+      return;
+    }
+    res.statusCode = status;
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    res.setHeader('Content-Type', `${CONTENT_TYPE_JSON}; charset=utf-8`);
+    res.end(JSON.stringify(body));
+  }
+
+  /** Class and message only: request data (session ids included) never reaches the log. */
+  private logFailure(what: string, error: unknown): void {
+    const e = error as { name?: unknown; message?: unknown } | undefined;
+    this.logger.error(`${what}: ${typeof e?.name === 'string' ? e.name : 'Error'}: ${typeof e?.message === 'string' ? e.message : String(error)}`);
+  }
+}
