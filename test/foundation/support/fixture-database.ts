@@ -4,8 +4,6 @@ import { Client } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { createTestDatabase, TestDatabase } from '../../support/test-database';
 
-type PGliteInstance = import('@electric-sql/pglite').PGlite;
-
 /** How a fixture app reaches its database: `type`, and a URL or an embedded connection. */
 export type ConnectionOptions = Pick<TypeOrmModuleOptions, 'type'> & Record<string, unknown>;
 
@@ -29,7 +27,7 @@ export async function openFixtureDatabase(): Promise<FixtureDatabase> {
   const created: DataSource[] = [];
   const common = { type: 'postgres' as const, uuidExtension: 'pgcrypto' as const, logging: false };
   let server: TestDatabase | undefined;
-  let pglite: PGliteInstance | undefined;
+  let pglite: { close(): Promise<void> } | undefined;
   let connection: () => ConnectionOptions;
   let query: FixtureDatabase['query'];
 
