@@ -20,3 +20,20 @@ export type { CatalogValidation } from './catalog/catalog.validator';
 export { locateCatalog } from './catalog/catalog.location';
 export type { CatalogLocation } from './catalog/catalog.location';
 export { SESSION_ID_HEADER, SESSION_ID_PATTERN, IDEMPOTENCY_KEY_HEADER, CATALOG_PATH } from './restap.constants';
+export { runConformance } from './check/run-conformance';
+export type { ConformanceOptions } from './check/run-conformance';
+export { CONFORMANCE_CHECKS } from './check/checks';
+export { CheckContext, PROBE_MESSAGE } from './check/check.context';
+export type { Probe, ProbeRequest } from './check/check.probe';
+export type {
+  CheckDefinition,
+  CheckGroup,
+  CheckLevel,
+  CheckResult,
+  CheckStatus,
+  ConformanceReport,
+  ConformanceSummary,
+} from './check/check.types';
+export { formatReport, formatSummary } from './check/check.report';
+export type { ReportStyle } from './check/check.report';
+export { renderSkill, skillName } from './skill/skill.renderer';
