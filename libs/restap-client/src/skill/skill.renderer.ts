@@ -11,19 +11,24 @@ export function skillName(agentName: string): string {
   return slug || 'restap-agent';
 }
 
+/** Ends a text with a full stop unless it already ends a sentence. */
+function sentence(text: string): string {
+  return /[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`;
+}
+
 /** Single-quotes for POSIX shells. */
 function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
+/** Absolute URL of an endpoint; `{param}` placeholders come out as readable `<param>`, not %7B…%7D. */
 function absolute(baseUrl: string, endpoint: string): string {
-  return new URL(endpoint, baseUrl).toString();
+  return new URL(endpoint, baseUrl).toString().replace(/%7B([^/%]+)%7D/gi, '<$1>');
 }
 
 function curlFor(baseUrl: string, capability: CatalogCapability): string {
   const method = capability.method.toUpperCase();
-  const endpoint = capability.endpoint.replace(/\{([^{}]+)\}/g, '<$1>');
-  const lines = [`curl -sS -X ${method} ${shellQuote(absolute(baseUrl, endpoint))}`];
+  const lines = [`curl -sS -X ${method} ${shellQuote(absolute(baseUrl, capability.endpoint))}`];
   if (method !== 'GET' && method !== 'HEAD') {
     lines.push(`-H 'Content-Type: application/json'`, `-d ${shellQuote(JSON.stringify(exampleFor(capability.input_schema ?? { type: 'object' })))}`);
   }
@@ -73,7 +78,7 @@ export function renderSkill(catalog: RestapCatalog, baseUrl: string): string {
     '',
     `# ${catalog.agent.name}`,
     '',
-    `${catalog.agent.description ?? 'An AI agent.'} It speaks RESTAP (REST Agent Protocol) at \`${baseUrl}\`; its catalog is \`${absolute(baseUrl, '.well-known/restap.json')}\`.`,
+    `${sentence(catalog.agent.description ?? 'An AI agent')} It speaks RESTAP (REST Agent Protocol) at \`${baseUrl}\`; its catalog is \`${absolute(baseUrl, '.well-known/restap.json')}\`.`,
     '',
     '## When to use it',
     '',

@@ -28,8 +28,10 @@ async function readCommand(args: string[], ctx: CliContext): Promise<number> {
       allowPositionals: true,
     }),
   );
-  const client = await RestapClient.discover(requireUrl(positionals, NEWS_USAGE), clientOptions(ctx, values));
+  const url = requireUrl(positionals, NEWS_USAGE);
+  // Options are checked before any request, so a typo is a usage error even when offline.
   const query = { since: intOption(values.since, 'since'), limit: intOption(values.limit, 'limit'), sessionId: values.session };
+  const client = await RestapClient.discover(url, clientOptions(ctx, values));
   if (values.follow) {
     ctx.note(ctx.err.dim(`following ${client.baseUrl} news… (Ctrl-C to stop)`));
     for await (const item of client.news.follow({ ...query, signal: ctx.io.signal })) {
