@@ -2,6 +2,9 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { RestapModule } from 'nestjs-restap';
 import { DatabaseModule } from './database/database.module';
 import { SampleConfig } from './sample.config';
+import { LLM_CONFIG } from './brain/llm.config';
+import { OfflineResponder } from './brain/offline.responder';
+import { SampleBrain } from './brain/sample.brain';
 import { TextController } from './text/text.controller';
 
 export const AGENT_INFO = {
@@ -9,6 +12,12 @@ export const AGENT_INFO = {
   description: 'AI agent specialized in text processing and analysis',
   contact: 'agent@example.com',
 };
+
+/** What the LLM is told about itself before every conversation. */
+export const SYSTEM_PROMPT =
+  'You are the Text Analysis Agent, an AI agent specialized in text processing and analysis. ' +
+  'Besides talking, you offer two capabilities over HTTP: POST /text/echo returns a text unchanged and ' +
+  'POST /text/reverse returns it reversed; mention them when they help. Answer concisely.';
 
 /** The sample RESTAP agent. `AppModule.register(config)` lets tests choose the database. */
 @Module({})
@@ -20,12 +29,13 @@ export class AppModule {
         DatabaseModule.forRoot(config.database),
         RestapModule.forRoot({
           agent: AGENT_INFO,
-          talk: false,
+          talk: { systemPrompt: SYSTEM_PROMPT },
           news: { scope: config.newsScope },
           protocols: { mcp: { available: false }, a2a: { available: false } },
         }),
       ],
       controllers: [TextController],
+      providers: [OfflineResponder, SampleBrain, ...(config.llm ? [{ provide: LLM_CONFIG, useValue: config.llm }] : [])],
     };
   }
 }

@@ -1,9 +1,12 @@
 import { databaseTargetFromEnv, DatabaseTarget } from './database/database.options';
+import { llmConfigFromEnv, type LlmConfig } from './brain/llm.config';
 
 /** Everything the sample reads from its environment, read in one place. */
 export interface SampleConfig {
   database: DatabaseTarget;
   newsScope: 'global' | 'session';
+  /** The LLM behind /talk; undefined runs the offline responder. */
+  llm?: LlmConfig;
 }
 
 export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): SampleConfig {
@@ -11,5 +14,6 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
   if (scope !== 'global' && scope !== 'session') {
     throw new Error(`RESTAP_NEWS_SCOPE must be 'global' or 'session', got '${scope}'.`);
   }
-  return { database: databaseTargetFromEnv(env), newsScope: scope };
+  const llm = llmConfigFromEnv(env);
+  return { database: databaseTargetFromEnv(env), newsScope: scope, ...(llm ? { llm } : {}) };
 }

@@ -19,4 +19,10 @@ export { CATALOG_PATH, SESSION_ID_HEADER, SESSION_ID_PATTERN, NEWS_GUARD, RESTAP
 export type * from './interfaces/restap-options.interface';
 export type * from './interfaces/catalog.interface';
 export type * from './interfaces/capability-options.interface';
+export type * from './interfaces/talk.interface';
+export { AgentTimeoutException } from './exceptions/agent-timeout.exception';
+export { RESTAP_TALK_NEWS_SOURCE } from './talk/talk-news.source';
+export type { TalkNewsSource } from './talk/talk-news.source';
+export { RESTAP_SESSION_STORE } from './persistence/session.store';
+export type { SessionStore, NewTalkTurn } from './persistence/session.store';
 export type * from './interfaces/news.interface';

@@ -1,6 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { DEFAULT_NEWS_PATH, DEFAULT_TALK_PATH } from './restap.constants';
 import type { RestapModuleExtras } from './interfaces/restap-options.interface';
+import { createTalkController } from './talk/talk.controller';
 import { createNewsController } from './news/news.controller';
 
 /**
@@ -10,8 +11,7 @@ import { createNewsController } from './news/news.controller';
 export function createRestapControllers(extras: RestapModuleExtras): Array<Type<unknown>> {
   const talkPath = extras.talkPath ?? DEFAULT_TALK_PATH;
   const newsPath = extras.newsPath ?? DEFAULT_NEWS_PATH;
-  void talkPath;
-  const controllers: Array<Type<unknown>> = [];
+  const controllers: Array<Type<unknown>> = [createTalkController(talkPath)];
   controllers.push(createNewsController(newsPath));
   return controllers;
 }

@@ -12,6 +12,10 @@ import { RestapRegistry } from './discovery/restap.registry';
 import { RestapBodyParser } from './http/restap-body.parser';
 import { RESTAP_ENTITIES } from './persistence';
 import { StorageCheck } from './persistence/storage.check';
+import { RESTAP_SESSION_STORE } from './persistence/session.store';
+import { TypeOrmSessionStore } from './persistence/typeorm-session.store';
+import { TalkBootstrap } from './talk/talk.bootstrap';
+import { TalkService } from './talk/talk.service';
 import { NewsStore } from './persistence/news.store';
 import { TypeOrmNewsStore } from './persistence/typeorm-news.store';
 import { NewsDispatcher } from './news/news.dispatcher';
@@ -39,6 +43,9 @@ import { NewsService } from './news/news.service';
     StorageCheck,
     CatalogService,
     CatalogRoute,
+    { provide: RESTAP_SESSION_STORE, useClass: TypeOrmSessionStore },
+    TalkService,
+    TalkBootstrap,
     { provide: NewsStore, useClass: TypeOrmNewsStore },
     NewsDispatcher,
     NewsService,
