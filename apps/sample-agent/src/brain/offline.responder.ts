@@ -17,7 +17,7 @@ export class OfflineResponder {
 
   /** The offline reply, one word (with its trailing space) per chunk; stops when `ctx.signal` fires. */
   async *stream(ctx: TalkContext): AsyncGenerator<string> {
-    for (const word of this.reply().split(/(?<=\s)/)) {
+    for (const word of this.reply().split(/(?<=\s)(?=\S)/)) {
       if (ctx.signal.aborted) return;
       yield word;
       await sleep(WORD_DELAY_MS, undefined, { signal: ctx.signal }).catch(() => undefined);

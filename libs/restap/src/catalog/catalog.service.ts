@@ -68,7 +68,6 @@ export class CatalogService implements OnApplicationBootstrap {
         method: 'POST',
         endpoint: paths.talk,
         description: talk.description,
-        content_types: [CONTENT_TYPE_JSON],
         output_formats: talk.streaming ? [CONTENT_TYPE_JSON, CONTENT_TYPE_SSE] : [CONTENT_TYPE_JSON],
         streaming: talk.streaming
           ? { supported: true, transport: 'sse', events: [...SSE_REQUIRED_EVENTS, ...talk.events] }
