@@ -2,8 +2,9 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { isRecord } from '../catalog/catalog.validator';
 import { RestapError } from '../errors/restap.error';
 import type { TalkEvent } from '../interfaces/talk.interface';
+import { SSE_OPTIONAL_EVENTS } from '../restap.constants';
 
-const PRESENTATIONAL = new Set(['status', 'tool.start', 'tool.delta', 'tool.end', 'artifact']);
+const PRESENTATIONAL = new Set<string>(SSE_OPTIONAL_EVENTS);
 
 /**
  * Turns one SSE frame into a typed event. The required events are checked strictly because the

@@ -22,16 +22,19 @@ export async function checkCommand(args: string[], ctx: CliContext): Promise<num
   const url = requireUrl(positionals, CHECK_USAGE);
   const { fetch, headers, timeoutMs } = clientOptions(ctx, values);
   const width = Math.max(...CONFORMANCE_CHECKS.map((c) => c.id.length));
-  if (!values.json) {
-    ctx.print(ctx.out.bold(`RESTAP conformance of ${url}`));
-    ctx.print(formatReportHeader(width, ctx.out));
-  }
+  let rows = 0;
   const report = await runConformance(url, {
     fetch,
     headers,
     timeoutMs,
     only: values.only,
-    onResult: values.json ? undefined : (result) => ctx.print(formatReportRow(result, width, ctx.out)),
+    onResult: values.json
+      ? undefined
+      : (result) => {
+          // The header waits for the first row so an unreachable agent prints only the error.
+          if (rows++ === 0) ctx.print(`${ctx.out.bold(`RESTAP conformance of ${url}`)}\n${formatReportHeader(width, ctx.out)}`);
+          ctx.print(formatReportRow(result, width, ctx.out));
+        },
   });
   if (values.json) {
     ctx.print(JSON.stringify(report, null, 2));
