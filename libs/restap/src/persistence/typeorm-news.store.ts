@@ -41,8 +41,8 @@ const appendSql = (seed: string): string => `
   RETURNING id, ts`;
 
 /** In global scope the sequence spans every feed; in session scope it is the feed itself. */
-const APPEND_GLOBAL_SQL = appendSql('SELECT COALESCE(max(ts) + 1, 0) FROM restap_news');
-const APPEND_FEED_SQL = appendSql('SELECT COALESCE(max(ts) + 1, 0) FROM restap_news WHERE feed = $2');
+export const APPEND_GLOBAL_SQL = appendSql('SELECT COALESCE(max(ts) + 1, 0) FROM restap_news');
+export const APPEND_FEED_SQL = appendSql('SELECT COALESCE(max(ts) + 1, 0) FROM restap_news WHERE feed = $2');
 
 const FIND_BY_KEY_SQL = `SELECT id, ts, request_hash FROM restap_news WHERE feed = $1 AND idempotency_key = $2`;
 

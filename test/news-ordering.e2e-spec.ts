@@ -1,0 +1,152 @@
+import { createHash } from 'node:crypto';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { APPEND_GLOBAL_SQL, PAGE_ALL_SQL, PAGE_FEED_SQL } from '../libs/restap/src/persistence/typeorm-news.store';
+import { createTestDatabase, TestDatabase, usingServer } from './support/test-database';
+import { RunningApp, startSample } from './support/sample-app';
+import { newSessionId, readAll } from './fixtures/news-http';
+import { pollUntil, writeConcurrently, WriteLoad } from './fixtures/news-load';
+
+jest.setTimeout(180_000);
+
+type Seen = Awaited<ReturnType<typeof pollUntil>>;
+
+/** The rule: every acknowledged item seen exactly once, in strictly increasing timestamp order. */
+function expectLossless(seen: Seen, load: WriteLoad, extra: string[] = []): void {
+  const ids = seen.map((i) => i.news_id);
+  expect(new Set(ids).size).toBe(ids.length);
+  expect(new Set(ids)).toEqual(new Set([...load.acked, ...extra]));
+  for (let k = 1; k < seen.length; k++) expect(seen[k].timestamp).toBeGreaterThan(seen[k - 1].timestamp);
+  const tsOf = new Map(seen.map((i) => [i.news_id, i.timestamp]));
+  for (const ids of load.perWriter) {
+    for (let k = 1; k < ids.length; k++) expect(tsOf.get(ids[k])).toBeGreaterThan(tsOf.get(ids[k - 1]) as number);
+  }
+}
+
+describe('Lossless polling: since = the largest timestamp seen never misses or repeats an item', () => {
+  let db: TestDatabase;
+  let agent: RunningApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    agent = await startSample(db.target);
+  });
+  afterAll(async () => {
+    await agent?.close();
+    await db?.drop();
+  });
+
+  it('holds under 20 concurrent writers × 100 items, for pollers paging by item timestamps and by the answer timestamp', async () => {
+    let done = false;
+    const pollers = [
+      pollUntil(agent.url, { limit: 37, cursor: 'items', stop: () => done }),
+      pollUntil(agent.url, { limit: 100, cursor: 'answer', stop: () => done }),
+    ];
+    const load = await writeConcurrently(agent.url, 20, 100);
+    done = true;
+    const [byItems, byAnswer] = await Promise.all(pollers);
+    expect(load.acked.size).toBe(2000);
+    expectLossless(byItems, load);
+    expectLossless(byAnswer, load);
+    // Many of them shared a millisecond of wall-clock time, yet no two share a timestamp.
+    const rows = (await agent.app.get(DataSource).query(`SELECT count(DISTINCT ts)::int AS n, count(*)::int AS total FROM restap_news`)) as Array<{ n: number; total: number }>;
+    expect(rows[0].n).toBe(rows[0].total);
+  });
+
+  (usingServer() ? it : it.skip)('holds when a writer takes its timestamp and commits late: later writers wait for it, none gets a smaller timestamp', async () => {
+    const since = (await readAll(agent.url)).at(-1)?.timestamp ?? 0;
+    let done = false;
+    const poller = pollUntil(agent.url, { limit: 50, cursor: 'items', stop: () => done, since });
+    let loadFinished = false;
+    const load = writeConcurrently(agent.url, 10, 100).finally(() => (loadFinished = true));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const slow = new Client({ connectionString: db.url });
+    await slow.connect();
+    await slow.query('BEGIN');
+    const held = (await slow.query(APPEND_GLOBAL_SQL, ['global', 'global', 'late', '{"type":"late"}', null, null])).rows[0] as { id: string };
+    await new Promise((resolve) => setTimeout(resolve, 400)); // the HTTP writers queue on the sequence row meanwhile
+    expect(loadFinished).toBe(false);
+    await slow.query('COMMIT');
+    await slow.end();
+    const written = await load;
+    done = true;
+    expectLossless(await poller, written, [`news_${held.id}`]);
+  });
+
+  it('gives each session feed strictly increasing timestamps in session scope too', async () => {
+    const sessionDb = await createTestDatabase();
+    const sessionAgent = await startSample(sessionDb.target, { newsScope: 'session' });
+    try {
+      const sessions = [newSessionId(), newSessionId()];
+      const headers = (w: number) => ({ 'Restap-Session-Id': sessions[w % 2] });
+      let done = false;
+      const pollers = sessions.map((s) => pollUntil(sessionAgent.url, { limit: 40, cursor: 'items', stop: () => done, headers: { 'Restap-Session-Id': s } }));
+      const load = await writeConcurrently(sessionAgent.url, 10, 40, headers);
+      done = true;
+      const seen = await Promise.all(pollers);
+      for (const [k, items] of seen.entries()) {
+        const mine = load.perWriter.filter((_, w) => w % 2 === k);
+        expectLossless(items, { acked: new Set(mine.flat()), perWriter: mine });
+      }
+    } finally {
+      await sessionAgent.close();
+      await sessionDb.drop();
+    }
+  });
+});
+
+describe('GET /news reads filter and order on the same index key (fast at millions of rows)', () => {
+  const BIG = 'b'.repeat(64);
+  const SMALL = md5Twice(7);
+  let db: TestDatabase;
+  let agent: RunningApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    agent = await startSample(db.target);
+    const ds = agent.app.get(DataSource);
+    // 60k rows: 5% in one big session feed, 5% global, the rest over 500 small feeds.
+    await ds.query(`INSERT INTO restap_news (feed, ts, type, body)
+      SELECT CASE g % 20 WHEN 0 THEN '${BIG}' WHEN 1 THEN 'global' ELSE md5((g % 500)::text) || md5((g % 500)::text) END,
+             1700000000000 + g, 't', '{"type":"t"}'
+      FROM generate_series(1, 60000) AS g`);
+    await ds.query(`ANALYZE restap_news`);
+  });
+  afterAll(async () => {
+    await agent?.close();
+    await db?.drop();
+  });
+
+  const plan = async (sql: string, params: unknown[]): Promise<string> => {
+    const rows = (await agent.app.get(DataSource).query(`EXPLAIN (FORMAT JSON) ${sql}`, params)) as Array<{ 'QUERY PLAN': unknown }>;
+    return JSON.stringify(rows[0]['QUERY PLAN']);
+  };
+  const scansOfNews = (text: string): string[] =>
+    [...text.matchAll(/"Node Type":"([^"]+)"[^{}]*?"Relation Name":"restap_news"/g)].map((m) => m[1]);
+
+  it('polls a session feed through the (feed, ts) index, with both feed and the since bound as index conditions', async () => {
+    const text = await plan(PAGE_FEED_SQL, ['global', SMALL, 1700000030000, 101]);
+    expect(text).toMatch(/"Index Name":"restap_news_feed_ts_uq"[^{}]*"Index Cond":"\(\(feed = [^"]*\) AND \(ts > /);
+    expect(text).not.toContain('restap_news_pkey');
+    expect(scansOfNews(text)).not.toContain('Seq Scan');
+  });
+
+  it('polls a large feed with an index range on ts under the LIMIT (never the primary key or a seq scan)', async () => {
+    const text = await plan(PAGE_FEED_SQL, ['global', BIG, 1700000000000, 101]);
+    expect(text).toMatch(/"Node Type":"Limit".*"Index Name":"restap_news_(feed_ts_uq|ts_idx)"[^{}]*"Index Cond":"[^"]*ts > /);
+    expect(text).not.toContain('restap_news_pkey');
+    expect(scansOfNews(text)).not.toContain('Seq Scan');
+  });
+
+  it('polls every feed with an ordered range scan of (ts) under the LIMIT: no sort, no primary key', async () => {
+    const text = await plan(PAGE_ALL_SQL, ['global', 1700000000000, 101]);
+    expect(text).toMatch(/"Node Type":"Limit".*"Node Type":"Index Scan".*"Index Name":"restap_news_ts_idx"/);
+    expect(text).not.toContain('"Node Type":"Sort"');
+    expect(text).not.toContain('restap_news_pkey');
+  });
+});
+
+function md5Twice(n: number): string {
+  const hex = createHash('md5').update(String(n)).digest('hex');
+  return hex + hex;
+}
