@@ -18,10 +18,8 @@ export const LLM_CONFIG = Symbol('LLM_CONFIG');
 export function llmConfigFromEnv(env: NodeJS.ProcessEnv = process.env): LlmConfig | undefined {
   const baseUrl = env.LLM_BASE_URL?.trim();
   if (!baseUrl) return undefined;
-  try {
-    new URL(baseUrl);
-  } catch {
-    throw new Error(`LLM_BASE_URL must be an absolute URL such as http://127.0.0.1:11434/v1, got '${baseUrl}'.`);
+  if (!/^https?:\/\/[^/]/i.test(baseUrl) || !URL.canParse(baseUrl)) {
+    throw new Error(`LLM_BASE_URL must be an absolute http(s) URL such as http://127.0.0.1:11434/v1, got '${baseUrl}'.`);
   }
   const model = env.LLM_MODEL?.trim();
   if (!model) throw new Error('LLM_BASE_URL is set but LLM_MODEL is not: set LLM_MODEL to the model to call (e.g. gpt-4o-mini, llama3.2).');

@@ -1,0 +1,61 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { NEVER, Observable } from 'rxjs';
+import { TalkRun } from './talk.run';
+
+describe('TalkRun: one handler invocation with its signal and deadline', () => {
+  it('collects text and hands every chunk to the transport, in order', async () => {
+    const seen: string[] = [];
+    const outcome = await new TalkRun(1000).pump(
+      () => (async function* () { yield 'a'; yield { event: 'status', message: 's' }; yield 'b'; })(),
+      (chunk) => void seen.push(chunk.event),
+    );
+    expect(outcome).toEqual({ status: 'complete', text: 'ab' });
+    expect(seen).toEqual(['message.delta', 'status', 'message.delta']);
+  });
+
+  it('a handler error becomes an error outcome with the text so far', async () => {
+    const outcome = await new TalkRun(1000).pump(
+      () => (async function* () { yield 'part'; throw new Error('boom'); })(),
+      () => undefined,
+    );
+    expect(outcome.status).toBe('error');
+    expect(outcome.text).toBe('part');
+    expect((outcome.error as Error).message).toBe('boom');
+  });
+
+  it('a synchronous throw is an error outcome too', async () => {
+    const outcome = await new TalkRun(1000).pump(() => {
+      throw new Error('sync');
+    }, () => undefined);
+    expect(outcome).toMatchObject({ status: 'error', text: '' });
+  });
+
+  it('stop("disconnect") fires the signal with an AbortError and stops waiting at once', async () => {
+    const run = new TalkRun(10_000);
+    let unsubscribed = false;
+    const pumping = run.pump(() => new Observable<string>(() => () => (unsubscribed = true)), () => undefined);
+    await sleep(10);
+    const started = Date.now();
+    run.stop('disconnect');
+    expect(await pumping).toEqual({ status: 'aborted', text: '', stopped: 'disconnect' });
+    expect(Date.now() - started).toBeLessThan(100);
+    expect(run.signal.aborted).toBe(true);
+    expect(run.signal.reason).toMatchObject({ name: 'AbortError' });
+    expect(unsubscribed).toBe(true);
+  });
+
+  it('past timeoutMs the turn ends as an error with a TimeoutError on the signal', async () => {
+    const run = new TalkRun(50);
+    const outcome = await run.pump(() => NEVER, () => undefined);
+    expect(outcome).toMatchObject({ status: 'error', stopped: 'timeout' });
+    expect(run.signal.reason).toMatchObject({ name: 'TimeoutError' });
+  });
+
+  it('a turn stopped before the handler runs never invokes it', async () => {
+    const run = new TalkRun(1000);
+    run.stop('disconnect');
+    const invoke = jest.fn(() => 'x');
+    expect((await run.pump(invoke, () => undefined)).status).toBe('aborted');
+    expect(invoke).not.toHaveBeenCalled();
+  });
+});
