@@ -3,6 +3,8 @@ import type { CheckContext } from '../check.context';
 import { describe, errorCodeOf, type Probe } from '../check.probe';
 import { newsReadScoped, newsWriteScoped } from '../check.predicates';
 import type { CheckDefinition } from '../check.types';
+import { isRecord } from '../../catalog/catalog.validator';
+import { postProbeItem } from './news.probes';
 import { BAD_SESSION_IDS } from './sessions.checks';
 
 const MISSING_RULE =
@@ -90,13 +92,21 @@ export const newsSessionChecks: CheckDefinition[] = [
     when: 'GET news declares sessions.required',
     applies: newsReadScoped,
     async run(ctx: CheckContext) {
+      // Header = the checker's session (which holds the probe item), query = another valid session:
+      // the answer must be the header's feed. A malformed query value would test validation instead.
+      const other = crypto.randomUUID();
+      const { nonce } = ctx.newsWrite ? await postProbeItem(ctx) : { nonce: undefined };
       const probe = await ctx.request({
         method: 'GET',
         endpoint: ctx.newsReadEndpoint(),
-        query: { session_id: BAD_SESSION_IDS.short },
+        query: { session_id: other },
         headers: { Accept: CONTENT_TYPE_JSON, [SESSION_ID_HEADER]: await ctx.sessionForNews() },
       });
-      ctx.expect(probe.status === 200, `valid header + malformed query session_id: ${describe(probe)}`);
+      ctx.expect(probe.status === 200, `header session + another session_id in the query: ${describe(probe)}`);
+      if (nonce === undefined) return 'accepted (no posted item to tell the feeds apart)';
+      const items = isRecord(probe.json) && Array.isArray(probe.json.items) ? (probe.json.items as unknown[]) : [];
+      const found = items.some((i) => isRecord(i) && typeof i.message === 'string' && i.message.includes(nonce));
+      ctx.expect(found, "the answer is not the header session's feed (the probe item posted there is missing)");
     },
   },
 ];
