@@ -75,16 +75,19 @@ export class CheckContext {
     });
   }
 
+  /** The talk endpoint from the catalog; skips the rule when talk is not advertised. */
   talkEndpoint(): string {
     if (!this.talk) this.skip('the catalog has no talk capability');
     return this.talk.endpoint;
   }
 
+  /** The GET news endpoint; skips the rule when it is not advertised. */
   newsReadEndpoint(): string {
     if (!this.newsRead) this.skip('the catalog advertises no GET news capability');
     return this.newsRead.endpoint;
   }
 
+  /** The POST news endpoint; skips the rule when it is not advertised. */
   newsWriteEndpoint(): string {
     if (!this.newsWrite) this.skip('the catalog advertises no POST news capability');
     return this.newsWrite.endpoint;
