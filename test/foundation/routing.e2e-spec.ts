@@ -7,7 +7,7 @@ import { RoutingAppModule } from './fixtures/routing/routing.app';
 // Jest reads testTimeout only from the top-level config, not per project; a fresh PGlite takes 4–15 s.
 jest.setTimeout(120_000);
 
-interface Capability { id: string; method: string; endpoint: string; parameters?: unknown[]; input_schema?: unknown }
+interface Capability { id: string; method: string; endpoint: string; parameters?: unknown[]; input_schema?: unknown; output_schema?: unknown }
 
 describe('Discovery follows Nest routing: global prefix, URI versioning, RouterModule, route params', () => {
   let db: FixtureDatabase;
@@ -69,6 +69,11 @@ describe('Discovery follows Nest routing: global prefix, URI versioning, RouterM
     expect(byId['admin.stats'].parameters).toEqual([
       { name: 'period', in: 'path', required: true, schema: { type: 'string', enum: ['day', 'week'] } },
     ]);
+  });
+
+  it('a handler returning an Observable gets no output_schema (its class says nothing about the body)', () => {
+    expect(byId['admin.periods']).toMatchObject({ method: 'GET', endpoint: '/api/admin/stats' });
+    expect(byId['admin.periods'].output_schema).toBeUndefined();
   });
 
   it('every advertised endpoint answers at the advertised path', async () => {

@@ -172,7 +172,10 @@ export class RestapExplorer implements OnModuleInit {
   }
 
   private classOrUndefined(type: unknown): Type<unknown> | undefined {
-    if (typeof type !== 'function' || DtoSchemaFactory.primitive(type) || type === Promise) return undefined;
+    if (typeof type !== 'function' || DtoSchemaFactory.primitive(type)) return undefined;
+    // Promise and Observable (or any thenable / subscribable class) say how a handler answers, not what.
+    const proto = (type as { prototype?: Record<string, unknown> }).prototype;
+    if (typeof proto?.then === 'function' || typeof proto?.subscribe === 'function') return undefined;
     return type as Type<unknown>;
   }
 }
