@@ -34,8 +34,10 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
   }
   const talk = options.talk === false ? undefined : (options.talk ?? {});
   const news = options.news === false ? undefined : (options.news ?? {});
-  for (const [field, value] of Object.entries({ ...talk, ...news, ...options.limits })) {
-    if (/(Length|Limit|Ms|Bytes|limit)$/.test(field)) positiveInt(value, field);
+  for (const [section, values] of Object.entries({ talk, news, limits: options.limits })) {
+    for (const [field, value] of Object.entries(values ?? {})) {
+      if (/(Length|Limit|Ms|Bytes|limit)$/.test(field)) positiveInt(value, `${section}.${field}`);
+    }
   }
   if (news?.scope !== undefined && news.scope !== 'global' && news.scope !== 'session') {
     throw new RestapBootstrapError(`RestapModule option news.scope must be 'global' or 'session', got ${JSON.stringify(news.scope)}.`);

@@ -1,0 +1,56 @@
+import { RestapBootstrapError } from './discovery/restap-bootstrap.error';
+import { resolveOptions } from './restap-options.resolver';
+import type { RestapModuleOptions } from './interfaces/restap-options.interface';
+
+const agent = { name: 'Agent' };
+const failure = (options: unknown): string => {
+  try {
+    resolveOptions(options as RestapModuleOptions);
+  } catch (error) {
+    expect(error).toBeInstanceOf(RestapBootstrapError);
+    return (error as Error).message;
+  }
+  throw new Error('expected resolveOptions to throw');
+};
+
+describe('resolveOptions: defaults are filled in one place', () => {
+  it('fills every default from the documented @default values', () => {
+    const resolved = resolveOptions({ agent });
+    expect(resolved.talk).toMatchObject({ enabled: true, streaming: true, sessions: true, maxMessageLength: 100_000, historyLimit: 50, heartbeatMs: 15_000, timeoutMs: 120_000, events: [] });
+    expect(resolved.news).toEqual({ enabled: true, scope: 'global', maxTypeLength: 200, defaultLimit: 100, maxLimit: 1000, contextLimit: 20 });
+    expect(resolved.limits).toEqual({ bodyBytes: 1024 * 1024 });
+    expect(resolved.catalogCacheControl).toBe('public, max-age=60');
+  });
+
+  it('talk: false and news: false disable the endpoints', () => {
+    const resolved = resolveOptions({ agent, talk: false, news: false });
+    expect([resolved.talk.enabled, resolved.news.enabled]).toEqual([false, false]);
+  });
+
+  it('defaultLimit never exceeds maxLimit', () => {
+    expect(resolveOptions({ agent, news: { maxLimit: 50 } }).news.defaultLimit).toBe(50);
+  });
+
+  it("copies the caller's objects, so changing them later changes nothing", () => {
+    const options: RestapModuleOptions = { agent: { name: 'A' }, packages: [{ name: 'P', type: 'sdk' }] };
+    const resolved = resolveOptions(options);
+    options.agent.name = 'B';
+    (options.packages as Array<{ name: string }>)[0].name = 'Q';
+    expect([resolved.agent.name, resolved.packages?.[0].name]).toEqual(['A', 'P']);
+  });
+});
+
+describe('resolveOptions: invalid options fail startup with what to fix', () => {
+  it.each([
+    [undefined, 'RestapModule needs options'],
+    [{ agent: { name: '  ' } }, 'agent.name is required'],
+    [{ agent: { name: 'A', contact: 42 } }, 'agent.contact must be a string'],
+    [{ agent, talk: { timeoutMs: 0 } }, 'option talk.timeoutMs must be a positive integer, got 0'],
+    [{ agent, news: { maxLimit: 2.5 } }, 'option news.maxLimit must be a positive integer, got 2.5'],
+    [{ agent, limits: { bodyBytes: -1 } }, 'option limits.bodyBytes must be a positive integer, got -1'],
+    [{ agent, news: { scope: 'team' } }, `news.scope must be 'global' or 'session', got "team"`],
+    [{ agent, packages: [{ type: 'sdk' }] }, 'packages[0] needs string "name" and "type"'],
+    [{ agent, protocols: { mcp: { available: 'yes' } } }, 'protocols.mcp must be { available: boolean, endpoint?: string }'],
+    [{ agent, talk: { events: ['not an event'] } }, 'talk.events has an invalid event name "not an event"'],
+  ])('%j → %s', (options, message) => expect(failure(options)).toContain(message));
+});
