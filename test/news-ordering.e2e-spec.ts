@@ -23,18 +23,19 @@ function expectLossless(seen: Seen, load: WriteLoad, extra: string[] = []): void
   }
 }
 
-describe('Lossless polling: since = the largest timestamp seen never misses or repeats an item', () => {
-  let db: TestDatabase;
-  let agent: RunningApp;
+let db: TestDatabase;
+let agent: RunningApp;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    agent = await startSample(db.target);
-  });
-  afterAll(async () => {
-    await agent?.close();
-    await db?.drop();
-  });
+beforeAll(async () => {
+  db = await createTestDatabase();
+  agent = await startSample(db.target);
+});
+afterAll(async () => {
+  await agent?.close();
+  await db?.drop();
+});
+
+describe('Lossless polling: since = the largest timestamp seen never misses or repeats an item', () => {
 
   it('holds under 20 concurrent writers × 100 items, for pollers paging by item timestamps and by the answer timestamp', async () => {
     let done = false;
@@ -98,12 +99,8 @@ describe('Lossless polling: since = the largest timestamp seen never misses or r
 describe('GET /news reads filter and order on the same index key (fast at millions of rows)', () => {
   const BIG = 'b'.repeat(64);
   const SMALL = md5Twice(7);
-  let db: TestDatabase;
-  let agent: RunningApp;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    agent = await startSample(db.target);
     const ds = agent.app.get(DataSource);
     // 60k rows: 5% in one big session feed, 5% global, the rest over 500 small feeds.
     await ds.query(`INSERT INTO restap_news (feed, ts, type, body)
@@ -111,10 +108,6 @@ describe('GET /news reads filter and order on the same index key (fast at millio
              1700000000000 + g, 't', '{"type":"t"}'
       FROM generate_series(1, 60000) AS g`);
     await ds.query(`ANALYZE restap_news`);
-  });
-  afterAll(async () => {
-    await agent?.close();
-    await db?.drop();
   });
 
   const plan = async (sql: string, params: unknown[]): Promise<string> => {

@@ -21,6 +21,7 @@ import { TypeOrmNewsStore } from './persistence/typeorm-news.store';
 import { NewsDispatcher } from './news/news.dispatcher';
 import { NewsJobInterceptor } from './news/news-job.interceptor';
 import { NewsService } from './news/news.service';
+import { RESTAP_TALK_NEWS_SOURCE } from './talk/talk-news.source';
 
 /**
  * Turns a Nest application into a RESTAP agent: the discovery catalog, /talk and /news, with
@@ -50,6 +51,7 @@ import { NewsService } from './news/news.service';
     NewsDispatcher,
     NewsService,
     { provide: APP_INTERCEPTOR, useClass: NewsJobInterceptor },
+    { provide: RESTAP_TALK_NEWS_SOURCE, useExisting: NewsService },
   ],
   exports: [CatalogService, RESTAP_OPTIONS, NewsService],
 })

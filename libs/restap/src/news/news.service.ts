@@ -5,6 +5,7 @@ import type { ResolvedRestapOptions } from '../interfaces/restap-options.interfa
 import type { NewsAck, NewsItem } from '../interfaces/news.interface';
 import { NewsStore, StoredNews } from '../persistence/news.store';
 import { parseSessionId } from '../sessions/session-id';
+import type { TalkNewsSource } from '../talk/talk-news.source';
 import { feedOf, GLOBAL_FEED, sequenceOf } from './news-feed';
 import { newsIdOf, pageJson, toNewsItem } from './news-page.writer';
 import type { NewsDraft, NewsPublishOptions } from './news-publish.options';
@@ -33,7 +34,7 @@ export interface NewsReadRequest {
  * await this.news.publish({ type: 'status', message: 'Index rebuilt' });
  */
 @Injectable()
-export class NewsService {
+export class NewsService implements TalkNewsSource {
   constructor(
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly store: NewsStore,
