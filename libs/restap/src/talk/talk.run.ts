@@ -24,12 +24,10 @@ const STOPPED = Symbol('stopped');
 export class TalkRun {
   private readonly controller = new AbortController();
   private reason?: TalkStopReason;
-  private readonly stopped: Promise<typeof STOPPED>;
-  private markStopped!: () => void;
+  /** Settles the read in flight when the turn stops (one at a time: nothing piles up per chunk). */
+  private interrupt?: () => void;
 
-  constructor(private readonly timeoutMs: number) {
-    this.stopped = new Promise((resolve) => (this.markStopped = () => resolve(STOPPED)));
-  }
+  constructor(private readonly timeoutMs: number) {}
 
   /** `ctx.signal`: fires on disconnect (AbortError) or timeout (TimeoutError). */
   get signal(): AbortSignal {
@@ -47,7 +45,7 @@ export class TalkRun {
     this.reason = reason;
     const message = reason === 'timeout' ? `The turn exceeded ${this.timeoutMs} ms.` : 'The client disconnected.';
     this.controller.abort(new DOMException(message, reason === 'timeout' ? 'TimeoutError' : 'AbortError'));
-    this.markStopped();
+    this.interrupt?.();
   }
 
   /**
@@ -63,7 +61,7 @@ export class TalkRun {
       if (this.stopReason) return this.outcome(text);
       source = openChunkSource(invoke());
       for (;;) {
-        const step = await Promise.race([source.next(), this.stopped]);
+        const step = await this.nextOrStop(source);
         if (step === STOPPED) break;
         if (step.done) {
           finished = true;
@@ -82,6 +80,15 @@ export class TalkRun {
       if (!finished) source?.cancel();
     }
     return this.outcome(text);
+  }
+
+  /** The source's next value, or STOPPED as soon as the turn stops, whichever comes first. */
+  private nextOrStop(source: ChunkSource): Promise<IteratorResult<unknown> | typeof STOPPED> {
+    if (this.reason) return Promise.resolve(STOPPED);
+    return new Promise((resolve, reject) => {
+      this.interrupt = () => resolve(STOPPED);
+      source.next().then(resolve, reject);
+    });
   }
 
   private outcome(text: string): TalkOutcome {
