@@ -1,6 +1,7 @@
 import compression from 'compression';
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor, ValidationPipe } from '@nestjs/common';
-import { map, type Observable } from 'rxjs';
+import { ArgumentsHost, CallHandler, Catch, ExceptionFilter, ExecutionContext, Injectable, NestInterceptor, ValidationPipe } from '@nestjs/common';
+import type { Response } from 'express';
+import { map, timeout, type Observable } from 'rxjs';
 import { createTestDatabase, TestDatabase } from './support/test-database';
 import { startTalkFixture, temporaryDataDir, TalkFixture } from './fixtures/talk-app';
 import { eventsOnly, openTalkStream, postTalk } from './fixtures/talk-sse';
@@ -61,6 +62,22 @@ class WrapEverythingInterceptor implements NestInterceptor {
 // Jest ignores the e2e project's testTimeout; PGlite alone can take 8 s to start.
 jest.setTimeout(60_000);
 
+/** A host-wide request timeout far shorter than the replies streamed below. */
+@Injectable()
+class ShortTimeoutInterceptor implements NestInterceptor {
+  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    return next.handle().pipe(timeout({ first: 200 }));
+  }
+}
+
+/** A host-wide error page in the host's own shape. */
+@Catch()
+class HostErrorFilter implements ExceptionFilter {
+  catch(_error: unknown, host: ArgumentsHost): void {
+    host.switchToHttp().getResponse<Response>().status(500).type('text/html').send('<h1>host error page</h1>');
+  }
+}
+
 describe('POST /talk content negotiation (spec, "Content negotiation")', () => {
   let db: TestDatabase;
   const dataDir = temporaryDataDir();
@@ -115,7 +132,7 @@ describe('POST /talk content negotiation (spec, "Content negotiation")', () => {
     });
   });
 
-  describe("does not depend on the host's global interceptors, pipes or compression", () => {
+  describe("does not depend on the host's global interceptors (wrapping, 200 ms timeout), pipes, filters or compression", () => {
     let app: TalkFixture;
     beforeAll(async () => {
       app = await startTalkFixture(db.target, {
@@ -123,7 +140,8 @@ describe('POST /talk content negotiation (spec, "Content negotiation")', () => {
         talkPath: '/chat',
         configure: (host) => {
           host.use(compression({ threshold: 0 }));
-          host.useGlobalInterceptors(new WrapEverythingInterceptor());
+          host.useGlobalInterceptors(new WrapEverythingInterceptor(), new ShortTimeoutInterceptor());
+          host.useGlobalFilters(new HostErrorFilter());
           host.useGlobalPipes(new ValidationPipe({ whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true }));
         },
       });
@@ -141,6 +159,13 @@ describe('POST /talk content negotiation (spec, "Content negotiation")', () => {
       const res = await postTalk(app.talkUrl, { message: 'hello', extra: 1 }, { 'Accept-Encoding': 'identity' });
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ reply: 'echo: hello', session_id: expect.any(String), message_id: expect.any(String) });
+    });
+
+    it("request errors keep the RESTAP JSON shape despite the host's global exception filter", async () => {
+      const res = await postTalk(app.talkUrl, { message: '' }, { Accept: 'text/event-stream' });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ error: 'invalid_request', message: expect.stringContaining('"message"') });
+      expect((await postTalk(app.talkUrl, { message: 'hi' }, { Accept: 'text/html' })).status).toBe(406);
     });
 
     it('SSE frames arrive one by one through compression middleware (never buffered, never compressed)', async () => {
