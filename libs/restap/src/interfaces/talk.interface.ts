@@ -86,7 +86,7 @@ export interface TalkContext {
   readonly news: readonly NewsItem[];
   /** Fires when the client goes away or the turn times out: stop work and upstream requests. */
   readonly signal: AbortSignal;
-  /** The request's headers (lower-case names). */
+  /** The request's headers (lower-case names), less Restap-Session-Id (see `sessionId`). */
   readonly headers: Readonly<IncomingHttpHeaders>;
   /** System prompt, guarded news, history, then the new user message, ready for a chat API. */
   toMessages(): TalkMessage[];

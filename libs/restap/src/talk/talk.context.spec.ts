@@ -35,6 +35,11 @@ describe('TalkContext.toMessages() (OpenAI-style [{role, content}])', () => {
     expect(ctx.toMessages().map((m) => m.content)).toEqual(['Hi', 'What is my favorite color?']);
   });
 
+  it('keeps the Restap-Session-Id header out of ctx.headers (the id is a secret; ctx.sessionId has it)', () => {
+    const ctx = createTalkContext({ ...base, news: [], history: [], headers: { 'restap-session-id': 'secret-secret-secret', 'x-trace': 'a' } });
+    expect(ctx.headers).toEqual({ 'x-trace': 'a' });
+  });
+
   it('is frozen: a handler cannot change what the next caller sees', () => {
     const history = [turn('user', 'Hi')];
     const ctx = createTalkContext({ ...base, news: [], history });

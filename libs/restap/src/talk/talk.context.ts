@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { NEWS_GUARD } from '../restap.constants';
+import { NEWS_GUARD, SESSION_ID_HEADER } from '../restap.constants';
 import type { NewsItem } from '../interfaces/news.interface';
 import type { TalkContext, TalkMessage, TalkTurn } from '../interfaces/talk.interface';
 
@@ -26,9 +26,15 @@ export function createTalkContext(init: TalkContextInit): TalkContext {
     history,
     news,
     signal: init.signal,
-    headers: Object.freeze({ ...init.headers }),
+    headers: Object.freeze(withoutSessionHeader(init.headers)),
     toMessages: () => toMessages(init.systemPrompt, news, history, init.message),
   });
+}
+
+/** The session_id is a secret with its own field: keep it out of headers a handler might log. */
+function withoutSessionHeader(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  const { [SESSION_ID_HEADER]: _secret, ...rest } = headers;
+  return rest;
 }
 
 /**
