@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { Talk, type TalkContext } from 'nestjs-restap';
 import { LLM_CONFIG, type LlmConfig } from './llm.config';
 import { OfflineResponder } from './offline.responder';
@@ -9,14 +9,25 @@ import { OpenAiChatAdapter } from './openai-chat.adapter';
  * responder. Either way the reply streams, and a client that leaves stops it (`ctx.signal`).
  */
 @Injectable()
-export class SampleBrain {
+export class SampleBrain implements OnModuleInit {
   private readonly llm?: OpenAiChatAdapter;
 
   constructor(
     private readonly offline: OfflineResponder,
-    @Optional() @Inject(LLM_CONFIG) config?: LlmConfig,
+    @Optional() @Inject(LLM_CONFIG) private readonly config?: LlmConfig,
   ) {
     if (config) this.llm = new OpenAiChatAdapter(config);
+  }
+
+  onModuleInit(): void {
+    const logger = new Logger('SampleBrain');
+    if (!this.config) {
+      logger.log('Talk: offline responder (set LLM_BASE_URL and LLM_MODEL to use an LLM)');
+      return;
+    }
+    // Origin and path only: a URL may carry credentials, the key is never printed.
+    const url = new URL(this.config.baseUrl);
+    logger.log(`Talk: model ${this.config.model} at ${url.origin}${url.pathname}`);
   }
 
   /** True when replies come from an LLM rather than the offline responder. */
