@@ -193,15 +193,19 @@ describe('/news on the sample agent (spec, "The /news Endpoint")', () => {
   });
 
   describe('Discovery declares news and news_receive (spec, "The Catalog Document")', () => {
-    it('advertises GET and POST /news with the spec descriptions and sessions {supported: true, required: false} in global scope', async () => {
+    it('advertises GET and POST /news with the spec titles and descriptions and sessions {supported: true, required: false} in global scope', async () => {
       const catalog = await (await fetch(`${agent.url}/.well-known/restap.json`)).json();
       const byId = Object.fromEntries(catalog.capabilities.map((c: { id: string }) => [c.id, c]));
-      expect(byId.news).toMatchObject({
+      expect(byId.news).toEqual({
         id: 'news', title: 'Poll for updates', method: 'GET', endpoint: '/news',
         description: 'Poll for task completion and updates (read-only; no reply)',
+        parameters: [
+          { name: 'since', in: 'query', required: false, schema: { type: 'integer', minimum: 0 }, description: expect.any(String) },
+          { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
+        ],
         sessions: { supported: true, required: false },
       });
-      expect(byId.news_receive).toMatchObject({
+      expect(byId.news_receive).toEqual({
         id: 'news_receive', title: 'Receive replies', method: 'POST', endpoint: '/news',
         description: 'Receive messages/replies from other agents (agent may act on them, but never replies)',
         sessions: { supported: true, required: false },

@@ -85,8 +85,8 @@ export class CatalogService implements OnApplicationBootstrap {
           endpoint: paths.news,
           description: 'Poll for task completion and updates (read-only; no reply)',
           parameters: [
-            { name: 'since', in: 'query', required: false, schema: { type: 'integer', minimum: 0 }, description: 'Only items with a timestamp greater than this (ms).' },
-            { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: news.maxLimit } },
+            { name: 'since', in: 'query', required: false, schema: { type: 'integer', minimum: 0 }, description: 'Only items with a timestamp greater than this (ms): the largest timestamp already seen.' },
+            { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: news.maxLimit, default: news.defaultLimit } },
           ],
           sessions,
         },
@@ -96,7 +96,6 @@ export class CatalogService implements OnApplicationBootstrap {
           method: 'POST',
           endpoint: paths.news,
           description: 'Receive messages/replies from other agents (agent may act on them, but never replies)',
-          content_types: [CONTENT_TYPE_JSON],
           sessions,
         },
       );

@@ -15,7 +15,11 @@ export interface NewsItem {
 /** `GET /news` answer. */
 export interface NewsPage {
   items: NewsItem[];
-  /** Server time of the read, ms. */
+  /**
+   * Where the read stopped, ms: the last item's timestamp when `has_more`, else the feed's committed
+   * high-water mark (never below `since`). Every item at or below it has been returned, so it is a
+   * safe `since` for the next poll.
+   */
   timestamp: number;
   /** True when more items newer than the last one returned are waiting. */
   has_more: boolean;

@@ -118,6 +118,7 @@ export class NewsService implements TalkNewsSource {
     const { enabled, scope, contextLimit } = this.options.news;
     if (!enabled) return [];
     const feeds = [...(scope === 'global' ? [GLOBAL_FEED] : []), ...(sessionId === undefined ? [] : [feedOf(sessionId)])];
+    if (!feeds.length) return [];
     const rows: StoredNews[] = await this.store.recent(feeds, contextLimit);
     return rows.map(toNewsItem);
   }
