@@ -4,7 +4,7 @@ import { DatabaseModule } from './database/database.module';
 import { SampleConfig } from './sample.config';
 import { LLM_CONFIG } from './brain/llm.config';
 import { OfflineResponder } from './brain/offline.responder';
-import { SampleBrain } from './brain/sample.brain';
+import { BENCH_MODE, SampleBrain } from './brain/sample.brain';
 import { TextController } from './text/text.controller';
 
 export const AGENT_INFO = {
@@ -35,7 +35,12 @@ export class AppModule {
         }),
       ],
       controllers: [TextController],
-      providers: [OfflineResponder, SampleBrain, ...(config.llm ? [{ provide: LLM_CONFIG, useValue: config.llm }] : [])],
+      providers: [
+        OfflineResponder,
+        SampleBrain,
+        { provide: BENCH_MODE, useValue: config.bench === true },
+        ...(config.llm ? [{ provide: LLM_CONFIG, useValue: config.llm }] : []),
+      ],
     };
   }
 }

@@ -7,6 +7,8 @@ export interface SampleConfig {
   newsScope: 'global' | 'session';
   /** The LLM behind /talk; undefined runs the offline responder. */
   llm?: LlmConfig;
+  /** RESTAP_BENCH=1: instant talk replies for `npm run bench`. */
+  bench?: boolean;
 }
 
 export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): SampleConfig {
@@ -15,5 +17,5 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
     throw new Error(`RESTAP_NEWS_SCOPE must be 'global' or 'session', got '${scope}'.`);
   }
   const llm = llmConfigFromEnv(env);
-  return { database: databaseTargetFromEnv(env), newsScope: scope, ...(llm ? { llm } : {}) };
+  return { database: databaseTargetFromEnv(env), newsScope: scope, ...(llm ? { llm } : {}), bench: env.RESTAP_BENCH === '1' };
 }

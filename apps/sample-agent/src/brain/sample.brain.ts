@@ -1,8 +1,12 @@
 import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
 import { Talk, type TalkContext } from 'nestjs-restap';
+import { benchReply } from './bench.responder';
 import { LLM_CONFIG, type LlmConfig } from './llm.config';
 import { OfflineResponder } from './offline.responder';
 import { OpenAiChatAdapter } from './openai-chat.adapter';
+
+/** Token of the sample's bench-mode flag (RESTAP_BENCH=1). */
+export const BENCH_MODE = Symbol('BENCH_MODE');
 
 /**
  * The sample's /talk handler: an OpenAI-compatible LLM when one is configured, else the offline
@@ -15,12 +19,17 @@ export class SampleBrain implements OnModuleInit {
   constructor(
     private readonly offline: OfflineResponder,
     @Optional() @Inject(LLM_CONFIG) private readonly config?: LlmConfig,
+    @Optional() @Inject(BENCH_MODE) private readonly bench = false,
   ) {
     if (config) this.llm = new OpenAiChatAdapter(config);
   }
 
   onModuleInit(): void {
     const logger = new Logger('SampleBrain');
+    if (this.bench) {
+      logger.warn('Talk: bench mode (RESTAP_BENCH=1): instant replies, no LLM');
+      return;
+    }
     if (!this.config) {
       logger.log('Talk: offline responder (set LLM_BASE_URL and LLM_MODEL to use an LLM)');
       return;
@@ -36,7 +45,8 @@ export class SampleBrain implements OnModuleInit {
   }
 
   @Talk()
-  answer(ctx: TalkContext): AsyncIterable<string> {
+  answer(ctx: TalkContext): AsyncIterable<string> | string | Promise<string> {
+    if (this.bench) return benchReply(ctx);
     return this.llm ? this.llm.stream(ctx.toMessages(), ctx.signal) : this.offline.stream(ctx);
   }
 }
