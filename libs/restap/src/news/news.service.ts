@@ -45,6 +45,8 @@ export class NewsService implements TalkNewsSource {
    * POST /news: validates and commits the item, then (only when a new row was stored) hands it to
    * the `@News()` handlers without waiting for them. A replayed idempotency key returns the
    * original acknowledgement; the same key with another body is 422 idempotency_key_reused.
+   * Handlers see each item at most once: a replay does not run them again, and an item whose
+   * process stops between commit and dispatch is stored but not handed to them.
    */
   async receive(request: NewsReceiveRequest): Promise<NewsAck> {
     this.assertSession(request.sessionId);

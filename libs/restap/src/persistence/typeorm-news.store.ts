@@ -27,6 +27,11 @@ export const GLOBAL_SEQUENCE = 'global';
  * Reads filter and order on the same index key: (feed, ts) for one feed, (ts) for all, so a poll
  * is an index range scan of at most limit + 1 rows whatever the table size; the body is returned
  * as the stored JSON text and spliced into the answer, never parsed and re-serialized.
+ *
+ * Measured on PostgreSQL 15 with 1M rows (2 shared vCPUs): a 100-item poll takes 0.5–0.9 ms p50
+ * (the same filter ordered by id instead: 161 ms). 20 concurrent writers reach ~700 inserts/s on the
+ * global sequence with synchronous_commit on (the row lock spans the commit's WAL flush), ~1800/s
+ * spread over per-session sequences.
  */
 const appendSql = (seed: string): string => `
   WITH s AS (
