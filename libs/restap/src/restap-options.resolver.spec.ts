@@ -18,8 +18,17 @@ describe('resolveOptions: defaults are filled in one place', () => {
     const resolved = resolveOptions({ agent });
     expect(resolved.talk).toMatchObject({ enabled: true, streaming: true, sessions: true, maxMessageLength: 100_000, historyLimit: 50, heartbeatMs: 15_000, timeoutMs: 120_000, events: [] });
     expect(resolved.news).toEqual({ enabled: true, scope: 'global', maxTypeLength: 200, defaultLimit: 100, maxLimit: 1000, contextLimit: 20 });
-    expect(resolved.limits).toEqual({ bodyBytes: 1024 * 1024 });
+    expect(resolved.limits).toEqual({ bodyBytes: 1024 * 1024, maxJsonDepth: 64 });
+    expect(resolved.talk).toMatchObject({ maxStreams: 1000, maxStreamsPerClient: 50 });
+    expect(resolved).toMatchObject({ rateLimit: false, shutdownGraceMs: 10_000, storage: { requireSynchronousCommit: false } });
+    expect(resolved.cors).toBeUndefined();
     expect(resolved.catalogCacheControl).toBe('public, max-age=60');
+  });
+
+  it('rate limit and CORS are off unless given, and copied when given', () => {
+    const resolved = resolveOptions({ agent, rateLimit: { limit: 5, ttlMs: 1000 }, cors: { origins: ['https://a.example'] } });
+    expect(resolved.rateLimit).toEqual({ limit: 5, ttlMs: 1000 });
+    expect(resolved.cors).toEqual({ origins: ['https://a.example'], maxAgeSeconds: 600 });
   });
 
   it('talk: false and news: false disable the endpoints', () => {
@@ -52,5 +61,12 @@ describe('resolveOptions: invalid options fail startup with what to fix', () => 
     [{ agent, packages: [{ type: 'sdk' }] }, 'packages[0] needs string "name" and "type"'],
     [{ agent, protocols: { mcp: { available: 'yes' } } }, 'protocols.mcp must be { available: boolean, endpoint?: string }'],
     [{ agent, talk: { events: ['not an event'] } }, 'talk.events has an invalid event name "not an event"'],
+    [{ agent, talk: { maxStreams: 0 } }, 'talk.maxStreams must be a positive integer, got 0'],
+    [{ agent, limits: { maxJsonDepth: 1.5 } }, 'limits.maxJsonDepth must be a positive integer'],
+    [{ agent, rateLimit: { limit: 0, ttlMs: 1000 } }, 'rateLimit.limit must be a positive integer, got 0'],
+    [{ agent, rateLimit: 'on' }, 'rateLimit must be { limit, ttlMs } or false'],
+    [{ agent, cors: { origins: '*' }, news: { scope: 'session' } }, "cors.origins is '*' while news.scope is 'session'"],
+    [{ agent, cors: { origins: [''] } }, 'cors.origins must be a list of origins'],
+    [{ agent, shutdownGraceMs: -5 }, 'shutdownGraceMs must be a positive integer, got -5'],
   ])('%j → %s', (options, message) => expect(failure(options)).toContain(message));
 });

@@ -1,6 +1,6 @@
 import { CAPABILITY_ID_PATTERN } from './restap.constants';
 import { RestapBootstrapError } from './discovery/restap-bootstrap.error';
-import type { ResolvedRestapOptions, RestapModuleOptions } from './interfaces/restap-options.interface';
+import type { ResolvedRestapOptions, RestapCorsOptions, RestapModuleOptions, RestapRateLimitOptions } from './interfaces/restap-options.interface';
 
 const positiveInt = (value: unknown, field: string): void => {
   if (value !== undefined && (!Number.isInteger(value) || (value as number) <= 0)) {
@@ -45,6 +45,14 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
   for (const event of talk?.events ?? []) {
     if (!CAPABILITY_ID_PATTERN.test(event)) throw new RestapBootstrapError(`RestapModule option talk.events has an invalid event name ${JSON.stringify(event)}.`);
   }
+  for (const [field, value] of Object.entries({
+    'talk.maxStreams': talk?.maxStreams,
+    'talk.maxStreamsPerClient': talk?.maxStreamsPerClient,
+    'limits.maxJsonDepth': options.limits?.maxJsonDepth,
+    shutdownGraceMs: options.shutdownGraceMs,
+  })) positiveInt(value, field);
+  const rateLimit = resolveRateLimit(options.rateLimit);
+  const cors = resolveCors(options.cors, news?.scope ?? 'global');
   const maxLimit = news?.maxLimit ?? 1000;
   return {
     agent: { ...agent },
@@ -57,6 +65,8 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
       systemPrompt: talk?.systemPrompt,
       heartbeatMs: talk?.heartbeatMs ?? 15_000,
       timeoutMs: talk?.timeoutMs ?? 120_000,
+      maxStreams: talk?.maxStreams ?? 1000,
+      maxStreamsPerClient: talk?.maxStreamsPerClient ?? 50,
       events: [...(talk?.events ?? [])],
       title: talk?.title ?? 'Talk to agent',
       description: talk?.description ?? 'Send messages to the agent (triggers LLM processing)',
@@ -71,8 +81,38 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
     },
     packages: options.packages?.map((p) => ({ ...p })),
     protocols: options.protocols && { ...options.protocols },
-    limits: { bodyBytes: options.limits?.bodyBytes ?? 1024 * 1024 },
+    limits: { bodyBytes: options.limits?.bodyBytes ?? 1024 * 1024, maxJsonDepth: options.limits?.maxJsonDepth ?? 64 },
+    rateLimit,
+    ...(cors ? { cors } : {}),
     guards: [...(options.guards ?? [])],
+    shutdownGraceMs: options.shutdownGraceMs ?? 10_000,
+    storage: { requireSynchronousCommit: options.storage?.requireSynchronousCommit ?? false },
     catalogCacheControl: options.catalogCacheControl ?? 'public, max-age=60',
   };
+}
+
+function resolveRateLimit(value: RestapModuleOptions['rateLimit']): RestapRateLimitOptions | false {
+  if (value === undefined || value === false) return false;
+  if (!value || typeof value !== 'object') {
+    throw new RestapBootstrapError('RestapModule option rateLimit must be { limit, ttlMs } or false.');
+  }
+  for (const field of ['limit', 'ttlMs'] as const) {
+    if (!Number.isInteger(value[field]) || value[field] <= 0) {
+      throw new RestapBootstrapError(`RestapModule option rateLimit.${field} must be a positive integer, got ${JSON.stringify(value[field])}.`);
+    }
+  }
+  return { ...value };
+}
+
+function resolveCors(value: RestapCorsOptions | undefined, scope: 'global' | 'session'): Required<RestapCorsOptions> | undefined {
+  if (value === undefined) return undefined;
+  const { origins } = value ?? {};
+  if (origins !== '*' && !(Array.isArray(origins) && origins.every((o) => typeof o === 'string' && o))) {
+    throw new RestapBootstrapError("RestapModule option cors.origins must be a list of origins (e.g. ['https://app.example.com']) or '*'.");
+  }
+  if (origins === '*' && scope === 'session') {
+    throw new RestapBootstrapError("RestapModule option cors.origins is '*' while news.scope is 'session': list the origins allowed to read session feeds instead.");
+  }
+  positiveInt(value.maxAgeSeconds, 'cors.maxAgeSeconds');
+  return { origins: origins === '*' ? '*' : [...origins], maxAgeSeconds: value.maxAgeSeconds ?? 600 };
 }

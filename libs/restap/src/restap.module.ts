@@ -10,6 +10,12 @@ import { RestapExplorer } from './discovery/restap.explorer';
 import { RestapMetadataAccessor } from './discovery/restap-metadata.accessor';
 import { RestapRegistry } from './discovery/restap.registry';
 import { RestapBodyParser } from './http/restap-body.parser';
+import { RestapCors } from './http/restap-cors';
+import { RestapRouteFallback } from './http/restap-route.fallback';
+import { RestapDrain } from './lifecycle/restap-drain.service';
+import { RESTAP_THROTTLER_STORAGE } from './guards/restap-throttler.guard';
+import { ThrottlerStorageService } from '@nestjs/throttler';
+import type { ResolvedRestapOptions } from './interfaces/restap-options.interface';
 import { RESTAP_ENTITIES } from './persistence';
 import { StorageCheck } from './persistence/storage.check';
 import { RESTAP_SESSION_STORE } from './persistence/session.store';
@@ -40,7 +46,15 @@ import { RESTAP_TALK_NEWS_SOURCE } from './talk/talk-news.source';
     RestapMetadataAccessor,
     RestapRegistry,
     RestapExplorer,
+    RestapCors,
+    RestapDrain,
     RestapBodyParser,
+    RestapRouteFallback,
+    {
+      provide: RESTAP_THROTTLER_STORAGE,
+      useFactory: (options: ResolvedRestapOptions) => (options.rateLimit && options.rateLimit.storage) || new ThrottlerStorageService(),
+      inject: [RESTAP_OPTIONS],
+    },
     StorageCheck,
     CatalogService,
     CatalogRoute,

@@ -10,3 +10,8 @@ export * from './storage-unavailable.exception';
 export * from './agent-error.exception';
 export * from './idempotency-key-reused.exception';
 export * from './invalid-since.exception';
+export * from './agent-timeout.exception';
+export * from './too-many-requests.exception';
+export * from './shutting-down.exception';
+export * from './route-not-found.exception';
+export * from './method-not-allowed.exception';

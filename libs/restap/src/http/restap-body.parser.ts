@@ -19,6 +19,7 @@ const JSON_TYPES = ['application/json', 'application/*+json'];
 @Injectable()
 export class RestapBodyParser {
   private readonly parse: RequestHandler;
+  private readonly maxDepth: number;
 
   constructor(
     adapterHost: HttpAdapterHost,
@@ -26,6 +27,7 @@ export class RestapBodyParser {
     @Inject(RESTAP_OPTIONS) options: ResolvedRestapOptions,
   ) {
     this.parse = bodyParser.json({ limit: options.limits.bodyBytes, strict: false, type: () => true });
+    this.maxDepth = options.limits.maxJsonDepth;
     adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.handle(req, res, next));
   }
 
@@ -36,7 +38,13 @@ export class RestapBodyParser {
       return send(res, new UnsupportedMediaTypeException(`Content-Type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: send the body as application/json.`));
     }
     this.parse(req, res, (error?: unknown) => {
-      if (!error) return next();
+      if (!error) {
+        // Deep nesting would only fail later (JSON.stringify, PostgreSQL's json parser) as a 5xx.
+        if (!withinDepth(req.body, this.maxDepth)) {
+          return send(res, new InvalidRequestException(`The request body nests arrays/objects deeper than the ${this.maxDepth} levels allowed.`));
+        }
+        return next();
+      }
       const failure = error as { type?: string; limit?: number; charset?: string };
       switch (failure.type) {
         case 'entity.too.large':
@@ -59,6 +67,18 @@ export class RestapBodyParser {
     const normalized = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
     return normalized === talk || normalized === news;
   }
+}
+
+/** True when `value` nests arrays and objects at most `max` levels deep (iterative: no stack to blow). */
+export function withinDepth(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [node, depth] = stack.pop() as [unknown, number];
+    if (node === null || typeof node !== 'object') continue;
+    if (depth >= max) return false;
+    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return true;
 }
 
 function send(res: Response, error: RestapException): void {

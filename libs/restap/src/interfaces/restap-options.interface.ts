@@ -1,4 +1,5 @@
 import type { CanActivate, Type } from '@nestjs/common';
+import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { RestapPackage, RestapProtocols } from './catalog.interface';
 
 /** Who the agent is; written to the catalog's `agent` object. */
@@ -29,6 +30,10 @@ export interface RestapTalkOptions {
   heartbeatMs?: number;
   /** Time the handler may take for the whole reply, ms (504 / `error` event past it). @default 120000 */
   timeoutMs?: number;
+  /** SSE streams open at once on this instance; past it, 429 too_many_requests. @default 1000 */
+  maxStreams?: number;
+  /** SSE streams open at once per client (IP address, see `trust proxy`); past it, 429. @default 50 */
+  maxStreamsPerClient?: number;
   /** Optional SSE events the handler emits, advertised in the catalog. @default [] */
   events?: Array<'status' | 'tool.start' | 'tool.delta' | 'tool.end' | 'artifact'>;
   /** Catalog title. @default 'Talk to agent' */
@@ -57,8 +62,46 @@ export interface RestapNewsOptions {
 
 /** Limits shared by the module's routes. */
 export interface RestapLimitsOptions {
-  /** Largest JSON body on /talk and /news, bytes. @default 1048576 (1 MiB) */
+  /** Largest JSON body on /talk and /news, bytes (413 payload_too_large past it). @default 1048576 (1 MiB) */
   bodyBytes?: number;
+  /** Deepest nesting of arrays and objects in a JSON body (400 invalid_request past it). @default 64 */
+  maxJsonDepth?: number;
+}
+
+/**
+ * Per-client rate limit of /talk and /news, through `@nestjs/throttler` on the module's routes only
+ * (the host's other routes are untouched). Each route (POST /talk, GET /news, POST /news) counts
+ * separately; a client is its IP address (`req.ip`: set Express's `trust proxy` behind a proxy).
+ * Past the limit: 429 too_many_requests with `Retry-After`, before any handler (or LLM) runs.
+ */
+export interface RestapRateLimitOptions {
+  /** Requests allowed per client and route within `ttlMs`. */
+  limit: number;
+  /** Window, ms. */
+  ttlMs: number;
+  /** Where hits are counted. @default an in-memory store per instance (use a shared one across replicas) */
+  storage?: ThrottlerStorage;
+}
+
+/** Cross-origin access to the catalog, /talk and /news. Off unless given. */
+export interface RestapCorsOptions {
+  /**
+   * Origins allowed to call from a browser, e.g. `['https://app.example.com']`, or `'*'` for any
+   * (refused when news.scope is 'session': a session-scoped feed never allows every origin).
+   */
+  origins: string[] | '*';
+  /** How long a browser may cache a preflight answer, seconds. @default 600 */
+  maxAgeSeconds?: number;
+}
+
+/** How the module treats its storage. */
+export interface RestapStorageOptions {
+  /**
+   * At startup the module reads `SHOW synchronous_commit`: when it is `off`, a commit can be lost
+   * in a crash after it was acknowledged. `false` logs a loud warning; `true` refuses to start.
+   * @default false
+   */
+  requireSynchronousCommit?: boolean;
 }
 
 /**
@@ -78,8 +121,23 @@ export interface RestapModuleOptions {
   /** Related protocols advertised in the catalog (spec, "Top-Level protocols Field"). */
   protocols?: RestapProtocols;
   limits?: RestapLimitsOptions;
-  /** Guards run before the module's /talk and /news handlers (after the host's global guards). */
+  /** Per-client rate limit of /talk and /news; `false` for none. @default false */
+  rateLimit?: RestapRateLimitOptions | false;
+  /** CORS on the module's routes. @default undefined (off: no CORS headers) */
+  cors?: RestapCorsOptions;
+  /**
+   * Guards run before the module's /talk and /news handlers (after the host's global guards and
+   * the rate limit), resolved from the host's providers when registered there, else created by
+   * the module. The catalog stays public.
+   */
   guards?: Array<Type<CanActivate>>;
+  /**
+   * On shutdown (SIGTERM with `enableShutdownHooks()`), how long open /talk turns may run on
+   * before they end with `error` + `done`, ms. New /talk and /news requests get 503 meanwhile.
+   * @default 10000
+   */
+  shutdownGraceMs?: number;
+  storage?: RestapStorageOptions;
   /** `Cache-Control` of the catalog. @default 'public, max-age=60' */
   catalogCacheControl?: string;
 }
@@ -92,7 +150,11 @@ export interface ResolvedRestapOptions {
   packages?: RestapPackage[];
   protocols?: RestapProtocols;
   limits: Required<RestapLimitsOptions>;
+  rateLimit: RestapRateLimitOptions | false;
+  cors?: Required<RestapCorsOptions>;
   guards: Array<Type<CanActivate>>;
+  shutdownGraceMs: number;
+  storage: Required<RestapStorageOptions>;
   catalogCacheControl: string;
 }
 

@@ -1,7 +1,11 @@
-/** SQLSTATE classes meaning "the database is not reachable right now", not "your query is wrong". */
-const UNAVAILABLE_SQLSTATE = /^(08|53|57P0|58)/;
+/**
+ * SQLSTATE classes meaning "the database is not reachable right now", not "your query is wrong":
+ * connection (08), resources (53), operator intervention and shutdown (57P0x), statement_timeout /
+ * cancel (57014), system errors (58).
+ */
+const UNAVAILABLE_SQLSTATE = /^(08|53|57P0|57014|58)/;
 const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
-const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is closed|Cannot use a pool after calling end|terminating connection/i;
+const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is closed|Cannot use a pool after calling end|terminating connection|Query read timeout|Connection terminated due to connection timeout/i;
 
 /** True when an error means storage is unavailable (answered 503 storage_unavailable). */
 export function isStorageError(error: unknown): boolean {

@@ -1,12 +1,24 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { RESTAP_OPTIONS } from '../restap.constants';
 import { RestapBootstrapError } from '../discovery/restap-bootstrap.error';
+import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import { RESTAP_TABLES } from './index';
 
-/** Fails startup with instructions when the module's tables are missing (migrations not run). */
+/**
+ * At startup: fails with instructions when the module's tables are missing (migrations not run),
+ * and checks durability: with `synchronous_commit = off` (or `fsync = off`) PostgreSQL may lose a
+ * commit the module already acknowledged when it crashes. That is logged loudly, or refused when
+ * `storage.requireSynchronousCommit` is set.
+ */
 @Injectable()
 export class StorageCheck implements OnModuleInit {
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly logger = new Logger('Restap');
+
+  constructor(
+    private readonly dataSource: DataSource,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+  ) {}
 
   async onModuleInit(): Promise<void> {
     const rows = (await this.dataSource.query(
@@ -18,5 +30,24 @@ export class StorageCheck implements OnModuleInit {
         `RESTAP tables are missing (${rows.map((r) => r.name).join(', ')}): add RESTAP_MIGRATIONS from 'nestjs-restap' to your DataSource's migrations and run them (migrationsRun: true, or the TypeORM CLI).`,
       );
     }
+    await this.checkDurability();
+  }
+
+  private async checkDurability(): Promise<void> {
+    const [settings] = (await this.dataSource.query(
+      `SELECT current_setting('synchronous_commit') AS synchronous_commit, current_setting('fsync') AS fsync`,
+    )) as Array<{ synchronous_commit: string; fsync: string }>;
+    const unsafe = [
+      ...(settings?.synchronous_commit === 'off' ? ['synchronous_commit = off'] : []),
+      ...(settings?.fsync === 'off' ? ['fsync = off'] : []),
+    ];
+    if (!unsafe.length) return;
+    const message =
+      `PostgreSQL runs with ${unsafe.join(' and ')}: a /talk turn or /news item acknowledged to a client can be lost if the database crashes. ` +
+      `Set synchronous_commit = on (and fsync = on) for this database or role.`;
+    if (this.options.storage.requireSynchronousCommit) {
+      throw new RestapBootstrapError(`${message} (Refusing to start: storage.requireSynchronousCommit is set.)`);
+    }
+    this.logger.warn(`DURABILITY WARNING: ${message}`);
   }
 }

@@ -2,7 +2,7 @@ import type { TalkChunk, TalkTurnStatus } from '../interfaces/talk.interface';
 import { normalizeChunk, openChunkSource, type ChunkSource } from './talk-chunks';
 
 /** Why a turn was stopped before its handler finished. */
-export type TalkStopReason = 'disconnect' | 'timeout';
+export type TalkStopReason = 'disconnect' | 'timeout' | 'shutdown';
 
 /** How a turn ended, with the reply text produced so far. */
 export interface TalkOutcome {
@@ -10,7 +10,7 @@ export interface TalkOutcome {
   text: string;
   /** The handler's error, or the timeout; set when status is 'error'. */
   error?: unknown;
-  /** Set when the turn was stopped (client gone, or out of time). */
+  /** Set when the turn was stopped (client gone, out of time, or the agent shutting down). */
   stopped?: TalkStopReason;
 }
 
@@ -29,7 +29,7 @@ export class TalkRun {
 
   constructor(private readonly timeoutMs: number) {}
 
-  /** `ctx.signal`: fires on disconnect (AbortError) or timeout (TimeoutError). */
+  /** `ctx.signal`: fires on disconnect or shutdown (AbortError) or timeout (TimeoutError). */
   get signal(): AbortSignal {
     return this.controller.signal;
   }
@@ -43,7 +43,8 @@ export class TalkRun {
   stop(reason: TalkStopReason): void {
     if (this.reason) return;
     this.reason = reason;
-    const message = reason === 'timeout' ? `The turn exceeded ${this.timeoutMs} ms.` : 'The client disconnected.';
+    const message =
+      reason === 'timeout' ? `The turn exceeded ${this.timeoutMs} ms.` : reason === 'shutdown' ? 'The agent is shutting down.' : 'The client disconnected.';
     this.controller.abort(new DOMException(message, reason === 'timeout' ? 'TimeoutError' : 'AbortError'));
     this.interrupt?.();
   }
@@ -93,7 +94,7 @@ export class TalkRun {
 
   private outcome(text: string): TalkOutcome {
     if (this.stopReason === 'disconnect') return { status: 'aborted', text, stopped: 'disconnect' };
-    if (this.stopReason === 'timeout') return { status: 'error', text, stopped: 'timeout', error: this.signal.reason };
+    if (this.stopReason) return { status: 'error', text, stopped: this.stopReason, error: this.signal.reason };
     return { status: 'complete', text };
   }
 }

@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { randomBytes } from 'node:crypto';
 import { CONTENT_TYPE_JSON, RESTAP_OPTIONS } from '../restap.constants';
 import { RestapRegistry, type RegisteredHandler } from '../discovery/restap.registry';
-import { AgentErrorException, RestapException } from '../exceptions';
+import { AgentErrorException, RestapException, ShuttingDownException } from '../exceptions';
 import { AgentTimeoutException } from '../exceptions/agent-timeout.exception';
 import { toErrorBody } from '../exceptions/restap-exception.filter';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
@@ -17,6 +17,8 @@ import { RESTAP_TALK_NEWS_SOURCE, type TalkNewsSource } from './talk-news.source
 import { parseTalkRequest } from './talk-request.parser';
 import { TalkRun, type TalkOutcome } from './talk.run';
 import { SseWriter } from './sse.writer';
+import { StreamSlots } from './stream-slots';
+import { RestapDrain } from '../lifecycle/restap-drain.service';
 
 /** A request that passed validation and negotiation, ready to be answered. */
 export interface AcceptedTalk {
@@ -41,13 +43,17 @@ const newMessageId = (): string => `msg_${randomBytes(12).toString('base64url')}
 @Injectable()
 export class TalkService {
   private readonly logger = new Logger('Restap');
+  private readonly slots: StreamSlots;
 
   constructor(
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly registry: RestapRegistry,
     @Inject(RESTAP_SESSION_STORE) private readonly store: SessionStore,
     @Optional() @Inject(RESTAP_TALK_NEWS_SOURCE) private readonly newsSource?: TalkNewsSource,
-  ) {}
+    @Optional() private readonly drain?: RestapDrain,
+  ) {
+    this.slots = new StreamSlots(options.talk.maxStreams, options.talk.maxStreamsPerClient);
+  }
 
   /** Validates the body, the session_id and Accept; throws the matching RestapException. */
   accept(req: Request): AcceptedTalk {
@@ -66,13 +72,24 @@ export class TalkService {
     };
   }
 
-  /** Answers an accepted turn. Never rejects: every failure is written to `res` or logged. */
-  async respond(turn: AcceptedTalk, req: Request, res: Response): Promise<void> {
+  /**
+   * Answers an accepted turn. Never rejects: every failure is written to `res` or logged. A stream
+   * takes one of the open-stream slots (429 when none is left) until its response closes; the
+   * turn is followed by the shutdown drain, which may stop it.
+   */
+  respond(turn: AcceptedTalk, req: Request, res: Response): Promise<void> {
     const run = new TalkRun(this.options.talk.timeoutMs);
+    const done = this.answer(turn, run, req, res);
+    this.drain?.track({ stop: () => run.stop('shutdown'), done });
+    return done;
+  }
+
+  private async answer(turn: AcceptedTalk, run: TalkRun, req: Request, res: Response): Promise<void> {
     res.on('close', () => {
       if (!res.writableFinished) run.stop('disconnect');
     });
     try {
+      if (turn.format === 'sse') res.on('close', this.slots.acquire(req.ip ?? req.socket.remoteAddress ?? 'unknown'));
       const handler = this.handler();
       const ctx = await this.createContext(turn, req, run.signal);
       const invoke = (): unknown => handler.invoke(ctx);
@@ -175,6 +192,7 @@ export class TalkService {
     if (outcome.stopped === 'timeout') {
       return new AgentTimeoutException(`The agent did not finish its reply within ${this.options.talk.timeoutMs} ms.`);
     }
+    if (outcome.stopped === 'shutdown') return new ShuttingDownException('The agent shut down before the reply was complete; retry.');
     const { error } = outcome;
     if (error instanceof HttpException) return error; // thrown on purpose by the handler
     const handler = this.registry.getTalkHandler();

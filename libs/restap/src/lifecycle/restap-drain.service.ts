@@ -1,0 +1,87 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { NextFunction, Request, Response } from 'express';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { RESTAP_OPTIONS } from '../restap.constants';
+import { RestapRegistry } from '../discovery/restap.registry';
+import { ShuttingDownException } from '../exceptions';
+import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
+import { writeRestapError } from '../http/restap-error.writer';
+import { matchRestapRoute } from '../http/restap-paths';
+
+/** A running /talk turn as the drain sees it: it can be told to stop, and says when it is over. */
+export interface DrainableWork {
+  /** Ends the turn now (the stream gets `error` + `done`, a JSON reply a 503). */
+  stop(): void;
+  /** Settles when the turn has answered and stored what it could. */
+  done: Promise<void>;
+}
+
+/** Longest wait, after the grace period, for stopped turns to write their last frames and store. */
+const STOP_WAIT_MS = 3_000;
+
+/**
+ * Graceful shutdown. `beforeApplicationShutdown` (Nest runs it before closing the HTTP server and,
+ * after that, the TypeORM pool) flips the module into draining: new /talk and /news requests get
+ * 503 shutting_down with `Retry-After` (discovery keeps answering); running turns get
+ * `shutdownGraceMs` to finish, then are stopped and end with `error` + `done`.
+ */
+@Injectable()
+export class RestapDrain implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('Restap');
+  private readonly work = new Set<DrainableWork>();
+  private draining = false;
+
+  constructor(
+    adapterHost: HttpAdapterHost,
+    private readonly registry: RestapRegistry,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+  ) {
+    adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.refuseWhileDraining(req, res, next));
+  }
+
+  /** True once shutdown has begun. */
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  /** Turns running now. */
+  get running(): number {
+    return this.work.size;
+  }
+
+  /** Follows a turn until it is done; a turn that starts after draining began is stopped at once. */
+  track(work: DrainableWork): void {
+    this.work.add(work);
+    void work.done.finally(() => this.work.delete(work));
+    if (this.draining) work.stop();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.draining = true;
+    if (!this.work.size) return;
+    const grace = this.options.shutdownGraceMs;
+    this.logger.log(`Shutting down: waiting up to ${grace} ms for ${this.work.size} open /talk turn(s)`);
+    if (await this.settled(grace)) return;
+    this.logger.warn(`Shutting down: ending ${this.work.size} /talk turn(s) still open after ${grace} ms`);
+    for (const work of this.work) work.stop();
+    await this.settled(STOP_WAIT_MS);
+  }
+
+  /** True when every tracked turn settled within `ms`. */
+  private async settled(ms: number): Promise<boolean> {
+    const timeout = new AbortController();
+    const all = Promise.allSettled([...this.work].map((w) => w.done)).then(() => true);
+    const result = await Promise.race([all, sleep(ms, false, { signal: timeout.signal }).catch(() => false)]);
+    timeout.abort();
+    return result && this.work.size === 0;
+  }
+
+  private refuseWhileDraining(req: Request, res: Response, next: NextFunction): void {
+    if (!this.draining) return next();
+    const match = matchRestapRoute(req.path, this.registry.paths, this.options);
+    if (!match || match.route === 'catalog') return next();
+    res.setHeader('Connection', 'close');
+    writeRestapError(res, new ShuttingDownException());
+  }
+}
