@@ -1,0 +1,41 @@
+'use strict';
+// Thin wrappers over autocannon and over a fixed-concurrency loop for non-HTTP baselines.
+const autocannon = require('autocannon');
+
+/** Runs autocannon and returns {rps, p50, p99, errors, non2xx}. Bounded by `seconds`. */
+async function http({ url, method = 'GET', headers = {}, body, connections = 16, seconds = 5, pipelining = 1 }) {
+  const result = await autocannon({ url, method, headers, body, connections, duration: seconds, pipelining });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    total: result.requests.total,
+  };
+}
+
+/** Runs `op()` on `concurrency` workers for `seconds`; returns ops/s and latency percentiles (ms). */
+async function loop({ op, concurrency = 16, seconds = 5 }) {
+  const latencies = [];
+  let errors = 0;
+  const end = Date.now() + seconds * 1000;
+  const started = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: concurrency }, async (_, worker) => {
+    for (let i = 0; Date.now() < end; i++) {
+      const t = process.hrtime.bigint();
+      try { await op(worker, i); } catch { errors++; }
+      latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+  }));
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+  return { rps: latencies.length / elapsed, ...percentiles(latencies), errors, total: latencies.length };
+}
+
+function percentiles(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : NaN);
+  return { p50: at(0.5), p99: at(0.99) };
+}
+
+module.exports = { http, loop, percentiles };

@@ -1,0 +1,52 @@
+'use strict';
+// Starts the built sample agent as a child process on loopback and stops it; reads its peak RSS.
+const { spawn } = require('node:child_process');
+const { readFileSync } = require('node:fs');
+const path = require('node:path');
+
+const MAIN = path.join(__dirname, '..', '..', 'dist', 'apps', 'sample-agent', 'apps', 'sample-agent', 'src', 'main.js');
+
+async function startAgent({ port, env = {}, nodeArgs = [] }) {
+  const child = spawn(process.execPath, [...nodeArgs, MAIN], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), RESTAP_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d) => (output += d));
+  child.stderr.on('data', (d) => (output += d));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`agent exited early:\n${output}`);
+    try {
+      const res = await fetch(`${url}/.well-known/restap.json`);
+      if (res.ok) break;
+    } catch { /* not listening yet */ }
+    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`agent did not start:\n${output}`); }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    url,
+    pid: child.pid,
+    output: () => output,
+    /** Peak resident set size of the agent process so far, MB (VmHWM). */
+    peakRssMb() {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      return Number(/VmHWM:\s+(\d+)/.exec(status)[1]) / 1024;
+    },
+    rssMb() {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await new Promise((resolve) => {
+        const t = setTimeout(() => { child.kill('SIGKILL'); resolve(); }, 10_000);
+        child.once('exit', () => { clearTimeout(t); resolve(); });
+      });
+    },
+  };
+}
+
+module.exports = { startAgent, MAIN };

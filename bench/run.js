@@ -1,0 +1,142 @@
+'use strict';
+/**
+ * `npm run bench`: builds the sample, starts it on loopback against real PostgreSQL with the
+ * instant bench-mode talk handler, measures each scenario beside its baseline in the same run,
+ * prints a table and writes BENCHMARKS.md. Loopback only; every step is bounded in time.
+ *
+ * Env: BENCH_DATABASE_URL (server to use; default postgres://postgres@127.0.0.1:5432/postgres),
+ * BENCH_SECONDS (per scenario, default 5), BENCH_SKIP_BUILD=1, BENCH_NEWS_ROWS (default 1000000).
+ */
+const { execSync } = require('node:child_process');
+const http = require('node:http');
+const os = require('node:os');
+const { writeFileSync } = require('node:fs');
+const path = require('node:path');
+const load = require('./lib/load');
+const sse = require('./lib/sse');
+const db = require('./lib/db');
+const { startAgent } = require('./lib/server');
+
+const SECONDS = Number(process.env.BENCH_SECONDS) || 5;
+const CONNECTIONS = 16;
+const NEWS_ROWS = Number(process.env.BENCH_NEWS_ROWS) || 1_000_000;
+const IDLE_STREAMS = Number(process.env.BENCH_IDLE_STREAMS) || 2000;
+const SERVER = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const rows = [];
+const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
+
+function record(scenario, figure, baseline, ratio, target, pass, note = '') {
+  rows.push({ scenario, figure, baseline, ratio, target, pass, note });
+  console.log(`${pass ? 'PASS' : 'MISS'}  ${scenario}: ${figure}${baseline ? ` vs ${baseline}` : ''}${ratio ? ` = ${ratio}` : ''} (target ${target})${note ? ` — ${note}` : ''}`);
+}
+
+async function bareNode(bytes) {
+  const server = http.createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': bytes.length });
+    res.end(bytes);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
+}
+
+async function main() {
+  if (!process.env.BENCH_SKIP_BUILD) execSync('npm run build', { stdio: 'inherit', cwd: path.join(__dirname, '..') });
+  const database = await db.freshDatabase(SERVER, 'restap_bench');
+  const pool = new db.Pool({ connectionString: database.url, max: CONNECTIONS });
+  const agent = await startAgent({
+    port: 3900 + Math.floor(Math.random() * 90),
+    env: { DATABASE_URL: database.url, RESTAP_BENCH: '1', RESTAP_HEARTBEAT_MS: '1000', RESTAP_MAX_STREAMS: String(IDLE_STREAMS * 2), RESTAP_RATE_LIMIT: '0' },
+  });
+  try {
+    await db.createBaselineTables(pool);
+    const json = { 'content-type': 'application/json' };
+
+    // 1. Discovery vs a bare node:http server sending the same bytes.
+    const catalogBytes = Buffer.from(await (await fetch(`${agent.url}/.well-known/restap.json`)).arrayBuffer());
+    const bare = await bareNode(catalogBytes);
+    const bareRun = await load.http({ url: `${bare.url}/.well-known/restap.json`, connections: CONNECTIONS, seconds: SECONDS });
+    await bare.close();
+    const disc = await load.http({ url: `${agent.url}/.well-known/restap.json`, connections: CONNECTIONS, seconds: SECONDS });
+    record('discovery GET', `${fmt(disc.rps)} req/s`, `bare node ${fmt(bareRun.rps)} req/s`, `${fmt(disc.rps / bareRun.rps, 2)}x`, '>= 0.30x', disc.rps / bareRun.rps >= 0.3, `errors ${disc.errors + disc.non2xx}`);
+
+    // 2. POST /talk JSON (turn persisted) vs raw BEGIN; INSERT; COMMIT.
+    const rawTurn = await load.loop({ op: db.turnTransaction(pool), concurrency: CONNECTIONS, seconds: SECONDS });
+    const talk = await load.http({ url: `${agent.url}/talk`, method: 'POST', headers: json, body: JSON.stringify({ message: 'hi' }), connections: CONNECTIONS, seconds: SECONDS });
+    record('talk JSON POST', `${fmt(talk.rps)} req/s`, `raw BEGIN/INSERT/COMMIT ${fmt(rawTurn.rps)} tx/s`, `${fmt(talk.rps / rawTurn.rps, 2)}x`, '>= 0.6x', talk.rps / rawTurn.rps >= 0.6, `p50 ${talk.p50} ms, p99 ${talk.p99} ms, errors ${talk.errors + talk.non2xx}`);
+
+    // 3. POST /talk SSE: whole streams per second, first-frame latency idle and under load.
+    const stream = await load.http({ url: `${agent.url}/talk`, method: 'POST', headers: { ...json, accept: 'text/event-stream' }, body: JSON.stringify({ message: 'hi' }), connections: CONNECTIONS, seconds: SECONDS });
+    record('talk SSE streams', `${fmt(stream.rps)} streams/s`, '', '', 'reported', true, `errors ${stream.errors + stream.non2xx}`);
+    const idle = [];
+    for (let i = 0; i < 300; i++) idle.push(await sse.firstFrameMs(agent.url));
+    const idleP = load.percentiles(idle.slice(20));
+    record('SSE first frame, idle', `p50 ${fmt(idleP.p50, 2)} ms, p99 ${fmt(idleP.p99, 2)} ms`, '', '', 'p50 <= 2 ms', idleP.p50 <= 2);
+    const background = load.http({ url: `${agent.url}/talk`, method: 'POST', headers: json, body: JSON.stringify({ message: 'hi' }), connections: 8, seconds: Math.max(3, SECONDS) });
+    await new Promise((r) => setTimeout(r, 500));
+    const busy = [];
+    const until = Date.now() + (Math.max(3, SECONDS) - 1) * 1000;
+    while (Date.now() < until) busy.push(await sse.firstFrameMs(agent.url));
+    await background;
+    const busyP = load.percentiles(busy);
+    record('SSE first frame, under talk load', `p50 ${fmt(busyP.p50, 2)} ms, p99 ${fmt(busyP.p99, 2)} ms`, '', '', 'reported', true, `${busy.length} samples beside 8 JSON talk connections`);
+
+    // 4. POST /news vs raw single-row INSERT.
+    const rawNews = await load.loop({ op: db.newsInsert(pool), concurrency: CONNECTIONS, seconds: SECONDS });
+    const news = await load.http({ url: `${agent.url}/news`, method: 'POST', headers: json, body: JSON.stringify({ type: 'note', message: 'hello' }), connections: CONNECTIONS, seconds: SECONDS });
+    record('news POST', `${fmt(news.rps)} req/s`, `raw INSERT ${fmt(rawNews.rps)} rows/s`, `${fmt(news.rps / rawNews.rps, 2)}x`, '>= 0.7x', news.rps / rawNews.rps >= 0.7, `p50 ${news.p50} ms, p99 ${news.p99} ms, errors ${news.errors + news.non2xx}`);
+
+    // 5. GET /news polls at 10k and at NEWS_ROWS items (seeded in bulk).
+    await pool.query('TRUNCATE restap_news');
+    await pool.query('DELETE FROM restap_news_sequences');
+    let max = await db.seedNews(pool, 10_000);
+    const poll = (since) => load.http({ url: `${agent.url}/news?since=${since}&limit=100`, connections: CONNECTIONS, seconds: SECONDS });
+    const small = await poll(max - 10);
+    max = await db.seedNews(pool, NEWS_ROWS - 10_000);
+    const large = await poll(max - 10);
+    const within = large.p99 <= Math.max(2 * small.p99, 1);
+    record('news GET poll @10k', `p50 ${small.p50} ms, p99 ${small.p99} ms`, '', '', 'reported', true, `${fmt(small.rps)} req/s`);
+    record(`news GET poll @${NEWS_ROWS / 1e6}M`, `p50 ${large.p50} ms, p99 ${large.p99} ms`, `@10k p99 ${small.p99} ms`, '', 'p99 <= 10 ms and <= 2x @10k', large.p99 <= 10 && within, `${fmt(large.rps)} req/s`);
+
+    // 6. IDLE_STREAMS concurrent idle SSE streams: peak RSS and heartbeat health.
+    const before = agent.rssMb();
+    const held = await sse.openIdleStreams(agent.url, IDLE_STREAMS, 'bench:idle');
+    await new Promise((r) => setTimeout(r, 3500));
+    const healthy = held.streams.filter((s) => s.started && s.heartbeats >= 2).length;
+    const peak = agent.peakRssMb();
+    held.close();
+    record(`${IDLE_STREAMS} idle SSE streams`, `peak RSS ${fmt(peak)} MB`, `before ${fmt(before)} MB`, '', '< 300 MB and all heartbeating', peak < 300 && healthy === IDLE_STREAMS, `${healthy}/${IDLE_STREAMS} streams got >= 2 heartbeats in 3.5 s`);
+  } finally {
+    await agent.stop();
+    await pool.end();
+  }
+  writeReport(database.version);
+}
+
+function writeReport(pgVersion) {
+  const versions = (name) => JSON.parse(require('node:fs').readFileSync(require('node:path').join(__dirname, '..', 'node_modules', name, 'package.json'), 'utf8')).version;
+  const lines = [
+    '# Benchmarks',
+    '',
+    `Measured by \`npm run bench\` on ${new Date().toISOString()}; every figure beside its baseline from the same run.`,
+    '',
+    `- Machine: ${os.cpus()[0].model}, ${os.cpus().length} cores, ${fmt(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}`,
+    `- Node ${process.version}; PostgreSQL ${pgVersion}; @nestjs/core ${versions('@nestjs/core')}; typeorm ${versions('typeorm')}; pg ${versions('pg')}; autocannon ${versions('autocannon')}`,
+    `- ${SECONDS} s per scenario, ${CONNECTIONS} connections unless stated; load generator in the same 2-core machine (so absolute figures are conservative).`,
+    '',
+    '| scenario | figure | baseline | ratio | target | result | notes |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...rows.map((r) => `| ${r.scenario} | ${r.figure} | ${r.baseline} | ${r.ratio} | ${r.target} | ${r.pass ? 'met' : 'missed'} | ${r.note} |`),
+    '',
+  ];
+  const file = path.join(__dirname, '..', 'BENCHMARKS.md');
+  const { existsSync, readFileSync } = require('node:fs');
+  const previous = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const profile = previous.includes('## Profile') ? previous.slice(previous.indexOf('## Profile')) : '';
+  writeFileSync(file, lines.join('\n') + (profile ? `\n${profile}` : ''));
+  console.log(`\nwrote ${file}`);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
