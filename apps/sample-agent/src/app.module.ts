@@ -6,6 +6,8 @@ import { LLM_CONFIG } from './brain/llm.config';
 import { OfflineResponder } from './brain/offline.responder';
 import { BENCH_MODE, SampleBrain } from './brain/sample.brain';
 import { TextController } from './text/text.controller';
+import { API_KEY, ApiKeyGuard } from './auth/api-key.guard';
+import { HealthModule } from './health/health.module';
 
 export const AGENT_INFO = {
   name: 'Text Analysis Agent',
@@ -29,13 +31,24 @@ export class AppModule {
         DatabaseModule.forRoot(config.database),
         RestapModule.forRoot({
           agent: AGENT_INFO,
-          talk: { systemPrompt: SYSTEM_PROMPT },
+          talk: {
+            systemPrompt: SYSTEM_PROMPT,
+            ...(config.heartbeatMs ? { heartbeatMs: config.heartbeatMs } : {}),
+            ...(config.maxStreams ? { maxStreams: config.maxStreams } : {}),
+            ...(config.maxStreamsPerClient ? { maxStreamsPerClient: config.maxStreamsPerClient } : {}),
+          },
           news: { scope: config.newsScope },
           protocols: { mcp: { available: false }, a2a: { available: false } },
+          rateLimit: config.rateLimitPerMinute ? { limit: config.rateLimitPerMinute, ttlMs: 60_000 } : false,
+          guards: [ApiKeyGuard],
+          ...(config.shutdownGraceMs ? { shutdownGraceMs: config.shutdownGraceMs } : {}),
         }),
+        HealthModule,
       ],
       controllers: [TextController],
       providers: [
+        { provide: API_KEY, useValue: config.apiKey },
+        ApiKeyGuard,
         OfflineResponder,
         SampleBrain,
         { provide: BENCH_MODE, useValue: config.bench === true },

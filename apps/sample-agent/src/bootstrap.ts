@@ -1,23 +1,31 @@
 import { INestApplication, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { InvalidRequestException, RestapExceptionFilter } from 'nestjs-restap';
 import { AGENT_INFO, AppModule } from './app.module';
 import type { SampleConfig } from './sample.config';
+import { accessLog } from './http/access-log.middleware';
 
 /** Creates the sample app with its global pipe, error shape and Swagger UI; does not listen. */
 export async function createSampleApp(config: SampleConfig, options: { logger?: false | Array<'log' | 'error' | 'warn'> } = {}): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), {
+  const adapter = new ExpressAdapter();
+  // First in line, so it also sees what RESTAP's own middleware answers (415, 413, 503 while draining).
+  if (config.accessLog) adapter.use(accessLog());
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), adapter, {
     logger: options.logger ?? ['log', 'error', 'warn'],
   });
   configureSampleApp(app);
   return app;
 }
 
-/** The sample's own app-wide settings: validation errors and every other error in the RESTAP JSON shape. */
+/**
+ * The sample's own app-wide settings: validation errors and every other error in the RESTAP JSON
+ * shape, and shutdown on SIGTERM/SIGINT: RESTAP drains its open streams, the pool closes, and
+ * the process exits 0.
+ */
 export function configureSampleApp(app: INestApplication): void {
-  app.enableShutdownHooks();
+  app.enableShutdownHooks([], { useProcessExit: true });
   app.useGlobalPipes(
     new ValidationPipe({
       whitelist: true,

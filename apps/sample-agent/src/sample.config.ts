@@ -9,13 +9,54 @@ export interface SampleConfig {
   llm?: LlmConfig;
   /** RESTAP_BENCH=1: instant talk replies for `npm run bench`. */
   bench?: boolean;
+  /** RESTAP_HEARTBEAT_MS: SSE heartbeat interval (talk.heartbeatMs); unset: the module default. */
+  heartbeatMs?: number;
+  /** RESTAP_MAX_STREAMS: open SSE streams on this instance (talk.maxStreams); unset: the module default. */
+  maxStreams?: number;
+  /** RESTAP_MAX_STREAMS_PER_CLIENT (talk.maxStreamsPerClient); unset: RESTAP_MAX_STREAMS if set, else the module default. */
+  maxStreamsPerClient?: number;
+  /** RESTAP_RATE_LIMIT: requests per minute per client on each /talk and /news route; 0 or unset in code: off. */
+  rateLimitPerMinute?: number;
+  /** RESTAP_API_KEY: when set, /talk, /news and the text capabilities need it (Bearer or X-API-Key). */
+  apiKey?: string;
+  /** RESTAP_SHUTDOWN_GRACE_MS: how long open /talk turns may finish on SIGTERM; unset: the module default. */
+  shutdownGraceMs?: number;
+  /** RESTAP_ACCESS_LOG=1: one log line per request (method, path with session_id redacted, status, ms). */
+  accessLog?: boolean;
 }
 
+/** Requests per minute when RESTAP_RATE_LIMIT is unset (a person or a polling agent stays far below it). */
+export const DEFAULT_RATE_LIMIT_PER_MINUTE = 120;
+
+/** Reads the sample's environment; a malformed value stops startup with what to fix. */
 export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): SampleConfig {
   const scope = env.RESTAP_NEWS_SCOPE ?? 'global';
   if (scope !== 'global' && scope !== 'session') {
     throw new Error(`RESTAP_NEWS_SCOPE must be 'global' or 'session', got '${scope}'.`);
   }
   const llm = llmConfigFromEnv(env);
-  return { database: databaseTargetFromEnv(env), newsScope: scope, ...(llm ? { llm } : {}), bench: env.RESTAP_BENCH === '1' };
+  const maxStreams = intFromEnv(env, 'RESTAP_MAX_STREAMS', 1);
+  const config: SampleConfig = {
+    database: databaseTargetFromEnv(env),
+    newsScope: scope,
+    ...(llm ? { llm } : {}),
+    bench: env.RESTAP_BENCH === '1',
+    heartbeatMs: intFromEnv(env, 'RESTAP_HEARTBEAT_MS', 1),
+    maxStreams,
+    maxStreamsPerClient: intFromEnv(env, 'RESTAP_MAX_STREAMS_PER_CLIENT', 1) ?? maxStreams,
+    rateLimitPerMinute: intFromEnv(env, 'RESTAP_RATE_LIMIT', 0) ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
+    apiKey: env.RESTAP_API_KEY?.trim() || undefined,
+    shutdownGraceMs: intFromEnv(env, 'RESTAP_SHUTDOWN_GRACE_MS', 1),
+    accessLog: env.RESTAP_ACCESS_LOG === '1',
+  };
+  return Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined)) as unknown as SampleConfig;
+}
+
+function intFromEnv(env: NodeJS.ProcessEnv, name: string, min: number): number | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
+    throw new Error(`${name} must be an integer of at least ${min}, got '${raw}'.`);
+  }
+  return Number(raw);
 }

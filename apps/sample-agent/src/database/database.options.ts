@@ -27,6 +27,14 @@ export function describeDatabase(target: DatabaseTarget): string {
 }
 
 /**
+ * Bounds on every wait for the PostgreSQL server, so that while it is down or unreachable a request
+ * fails (503 storage_unavailable) within a few seconds instead of hanging: getting a connection
+ * (refused at once when the server is down, 2 s when packets go nowhere), a statement (server side)
+ * and a reply (client side, for a network that went silent mid-query).
+ */
+export const SERVER_TIMEOUTS = { connectionTimeoutMillis: 2_000, statement_timeout: 5_000, query_timeout: 6_000, keepAlive: true } as const;
+
+/**
  * TypeORM options for either target. Migrations (RESTAP's and the app's) run at startup;
  * `synchronize` is never used. The embedded database goes through PGlite's own node-postgres
  * adapter, so TypeORM sees an ordinary `postgres` driver.
@@ -46,7 +54,7 @@ export async function createDatabaseOptions(
     logging: ['error' as const],
   };
   if (target.url) {
-    const options = { ...common, url: target.url, extra: { max: Number(process.env.DATABASE_POOL_SIZE) || 10, connectionTimeoutMillis: 5000 } };
+    const options = { ...common, url: target.url, extra: { max: Number(process.env.DATABASE_POOL_SIZE) || 10, ...SERVER_TIMEOUTS } };
     return { options, close: async () => undefined };
   }
   const { PGlite } = await import('@electric-sql/pglite');

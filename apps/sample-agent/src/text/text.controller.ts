@@ -1,13 +1,15 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Capability } from 'nestjs-restap';
 import { randomBytes } from 'node:crypto';
 import { TextDto } from './dto/text.dto';
 import { EchoResultDto, ReverseResultDto } from './dto/text-result.dto';
+import { ApiKeyGuard } from '../auth/api-key.guard';
 
 const jobId = (): string => `job_${randomBytes(9).toString('base64url')}`;
 
 @ApiTags('text')
+@UseGuards(ApiKeyGuard)
 @Controller('text')
 export class TextController {
   @Post('echo')

@@ -1,0 +1,30 @@
+import { DEFAULT_RATE_LIMIT_PER_MINUTE, sampleConfigFromEnv } from './sample.config';
+import { redactUrl } from './http/access-log.middleware';
+
+describe('Sample configuration from the environment (issue 6: limits, auth, shutdown)', () => {
+  it('defaults: rate limit on at the documented default, no API key, module defaults for streams and heartbeats', () => {
+    const config = sampleConfigFromEnv({});
+    expect(config).toMatchObject({ newsScope: 'global', bench: false, rateLimitPerMinute: DEFAULT_RATE_LIMIT_PER_MINUTE, accessLog: false });
+    expect(config).not.toHaveProperty('apiKey');
+    expect(config).not.toHaveProperty('maxStreams');
+    expect(config).not.toHaveProperty('heartbeatMs');
+  });
+
+  it('reads RESTAP_HEARTBEAT_MS, RESTAP_MAX_STREAMS (also the per-client cap unless RESTAP_MAX_STREAMS_PER_CLIENT), RESTAP_RATE_LIMIT (0 = off), RESTAP_API_KEY, RESTAP_SHUTDOWN_GRACE_MS', () => {
+    const env = { RESTAP_HEARTBEAT_MS: '1000', RESTAP_MAX_STREAMS: '4000', RESTAP_RATE_LIMIT: '0', RESTAP_API_KEY: ' k ', RESTAP_SHUTDOWN_GRACE_MS: '2500', RESTAP_ACCESS_LOG: '1' };
+    expect(sampleConfigFromEnv(env)).toMatchObject({ heartbeatMs: 1000, maxStreams: 4000, maxStreamsPerClient: 4000, rateLimitPerMinute: 0, apiKey: 'k', shutdownGraceMs: 2500, accessLog: true });
+    expect(sampleConfigFromEnv({ ...env, RESTAP_MAX_STREAMS_PER_CLIENT: '10' }).maxStreamsPerClient).toBe(10);
+  });
+
+  it('a malformed number stops startup with the variable named', () => {
+    expect(() => sampleConfigFromEnv({ RESTAP_MAX_STREAMS: 'lots' })).toThrow(/RESTAP_MAX_STREAMS must be an integer of at least 1, got 'lots'/);
+    expect(() => sampleConfigFromEnv({ RESTAP_HEARTBEAT_MS: '0' })).toThrow(/RESTAP_HEARTBEAT_MS/);
+    expect(() => sampleConfigFromEnv({ RESTAP_RATE_LIMIT: '-1' })).toThrow(/RESTAP_RATE_LIMIT/);
+  });
+
+  it('the access log redacts every session_id query value (issue 6, item 4)', () => {
+    expect(redactUrl('/news?since=5&session_id=abcdefghijklmnop1234&session_id=x&limit=2')).toBe('/news?since=5&session_id=[redacted]&session_id=[redacted]&limit=2');
+    expect(redactUrl('/news?SESSION_ID=abc#frag')).toBe('/news?SESSION_ID=[redacted]#frag');
+    expect(redactUrl('/talk')).toBe('/talk');
+  });
+});
