@@ -67,6 +67,9 @@ export async function startReliabilityApp(database: DatabaseTarget, options: Rel
   class ReliabilityModule {}
   const app = await NestFactory.create<NestExpressApplication>(ReliabilityModule, { logger: options.logger ?? false });
   options.configure?.(app);
-  const running = await listen(app);
+  const running = await listen(app).catch(async (error: unknown) => {
+    await app.close().catch(() => undefined); // a refused startup must not leave its pool open
+    throw error;
+  });
   return { ...running, brain: app.get(CountingBrain) };
 }

@@ -28,7 +28,8 @@ export class RestapThrottlerGuard extends ThrottlerGuard {
   }
 
   override onModuleInit(): Promise<void> {
-    return (this.ready ??= super.onModuleInit());
+    // Without a rate limit there is nothing to set up (and the parent would warn about it).
+    return (this.ready ??= this.restapOptions.rateLimit ? super.onModuleInit() : Promise.resolve());
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
