@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { startSample, type RunningApp } from '../support/sample-app';
 import { eventsOnly, openTalkStream, postTalk } from '../fixtures/talk-sse';
 import { postNews, readAll } from '../fixtures/news-http';
-import { rawRequest } from './support/raw-http';
+import { rawRequest, type RawRequest } from './support/raw-http';
 import { createTempPostgres, tempPostgresAvailable, type TempPostgres } from './support/temp-postgres';
 import { startReliabilityApp, type ReliabilityApp } from './support/reliability-app';
 import { CapturingLogger } from '../fixtures/talk-app';
@@ -70,7 +70,7 @@ describeIfPg('issue 6, item 2 — storage faults (PostgreSQL of the test\'s own)
     await new Promise((r) => setTimeout(r, 500));
     pg.stop();
 
-    const requests = [
+    const requests: RawRequest[] = [
       { method: 'POST', path: '/talk', headers: { 'Content-Type': 'application/json' }, body: '{"message":"hi"}' },
       { method: 'POST', path: '/talk', headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' }, body: '{"message":"hi"}' },
       { method: 'GET', path: '/news' },
