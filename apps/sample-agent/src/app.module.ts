@@ -8,6 +8,7 @@ import { BENCH_MODE, SampleBrain } from './brain/sample.brain';
 import { TextController } from './text/text.controller';
 import { API_KEY, ApiKeyGuard } from './auth/api-key.guard';
 import { HealthModule } from './health/health.module';
+import { SAMPLE_PACKAGES } from './sample.packages';
 
 export const AGENT_INFO = {
   name: 'Text Analysis Agent',
@@ -38,6 +39,7 @@ export class AppModule {
             ...(config.maxStreamsPerClient ? { maxStreamsPerClient: config.maxStreamsPerClient } : {}),
           },
           news: { scope: config.newsScope },
+          packages: SAMPLE_PACKAGES,
           protocols: { mcp: { available: false }, a2a: { available: false } },
           rateLimit: config.rateLimitPerMinute ? { limit: config.rateLimitPerMinute, ttlMs: 60_000 } : false,
           guards: [ApiKeyGuard],
