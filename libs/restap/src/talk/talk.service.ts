@@ -95,7 +95,7 @@ export class TalkService {
       const invoke = (): unknown => handler.invoke(ctx);
       await (turn.format === 'sse' ? this.stream(turn, run, invoke, res) : this.reply(turn, run, invoke, res));
     } catch (error) {
-      this.sendError(res, error);
+      this.sendError(res, error, turn);
     }
   }
 
@@ -129,7 +129,7 @@ export class TalkService {
     if (outcome.status === 'aborted') return this.recordQuietly(turn, outcome);
     if (outcome.status === 'error') {
       await this.recordQuietly(turn, outcome);
-      return this.sendError(res, this.failureOf(outcome));
+      return this.sendError(res, this.failureOf(outcome, turn), turn);
     }
     await this.record(turn, outcome); // a storage error here is a 503: the turn is not kept
     if (res.destroyed) return;
@@ -155,11 +155,11 @@ export class TalkService {
       return this.recordQuietly(turn, outcome);
     }
     if (outcome.status === 'complete') await sse.send('message.end', { id: turn.messageId });
-    let failure = outcome.status === 'error' ? this.failureOf(outcome) : undefined;
+    let failure = outcome.status === 'error' ? this.failureOf(outcome, turn) : undefined;
     try {
       await this.record(turn, outcome);
     } catch (error) {
-      this.logFailure('Could not store a /talk turn', error);
+      this.logFailure('Could not store a /talk turn', error, turn);
       failure ??= error;
     }
     if (failure) {
@@ -183,12 +183,12 @@ export class TalkService {
     try {
       await this.record(turn, outcome);
     } catch (error) {
-      this.logFailure(`Could not store an ${outcome.status} /talk turn`, error);
+      this.logFailure(`Could not store an ${outcome.status} /talk turn`, error, turn);
     }
   }
 
   /** The error a client sees for a failed turn: never a stack, never an internal message. */
-  private failureOf(outcome: TalkOutcome): unknown {
+  private failureOf(outcome: TalkOutcome, turn: AcceptedTalk): unknown {
     if (outcome.stopped === 'timeout') {
       return new AgentTimeoutException(`The agent did not finish its reply within ${this.options.talk.timeoutMs} ms.`);
     }
@@ -196,13 +196,13 @@ export class TalkService {
     const { error } = outcome;
     if (error instanceof HttpException) return error; // thrown on purpose by the handler
     const handler = this.registry.getTalkHandler();
-    this.logFailure(`@Talk() handler ${handler?.className}.${handler?.methodName} failed`, error);
+    this.logFailure(`@Talk() handler ${handler?.className}.${handler?.methodName} failed`, error, turn);
     return isStorageError(error) ? error : new AgentErrorException();
   }
 
-  private sendError(res: Response, error: unknown): void {
+  private sendError(res: Response, error: unknown, turn?: AcceptedTalk): void {
     const { status, body, headers } = toErrorBody(error);
-    if (status >= 500 && !(error instanceof RestapException) && !isStorageError(error)) this.logFailure('/talk failed', error);
+    if (status >= 500 && !(error instanceof RestapException) && !isStorageError(error)) this.logFailure('/talk failed', error, turn);
     if (res.headersSent || res.destroyed) {
       if (!res.writableEnded) res.end();
       return;
@@ -213,9 +213,13 @@ export class TalkService {
     res.end(JSON.stringify(body));
   }
 
-  /** Class and message only: request data (session ids included) never reaches the log. */
-  private logFailure(what: string, error: unknown): void {
+  /**
+   * Class and message only: request data never reaches the log, and the turn's session_id is
+   * masked should a handler's error message quote it.
+   */
+  private logFailure(what: string, error: unknown, turn?: AcceptedTalk): void {
     const e = error as { name?: unknown; message?: unknown } | undefined;
-    this.logger.error(`${what}: ${typeof e?.name === 'string' ? e.name : 'Error'}: ${typeof e?.message === 'string' ? e.message : String(error)}`);
+    const text = `${what}: ${typeof e?.name === 'string' ? e.name : 'Error'}: ${typeof e?.message === 'string' ? e.message : String(error)}`;
+    this.logger.error(turn?.sessionId ? text.split(turn.sessionId).join('[session_id]') : text);
   }
 }

@@ -1,0 +1,146 @@
+import { Injectable, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { format } from 'node:util';
+import { News, RestapModule, Talk, type NewsHandlerContext, type NewsItem, type TalkContext } from 'nestjs-restap';
+import { DataSource } from 'typeorm';
+import { createDatabaseOptions } from '../../apps/sample-agent/src/database/database.options';
+import { accessLog } from '../../apps/sample-agent/src/http/access-log.middleware';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { listen, type RunningApp } from '../support/sample-app';
+import { openTalkStream, postTalk } from '../fixtures/talk-sse';
+import { getNews, postNews } from '../fixtures/news-http';
+
+// Issue 6, item 4 — secrecy: over a whole session flow (talk JSON and SSE, news in every way,
+// handler failures, storage errors), no session id appears in any output — Nest's log, the access
+// log, TypeORM's query and error log, anything written to stdout/stderr or the console — nor
+// raw in the database, nor in GET /news, nor in any response header we produce.
+jest.setTimeout(60_000);
+
+@Injectable()
+class LeakyBrain {
+  @Talk()
+  answer(ctx: TalkContext): string {
+    // A careless handler quoting the session in its error: the module must mask it in the log.
+    if (ctx.message === 'fail') throw new Error(`model refused for session ${ctx.sessionId}`);
+    return `echo: ${ctx.message}`;
+  }
+
+  @News()
+  careless(item: NewsItem, { sessionId }: NewsHandlerContext): void {
+    if (item.type === 'explode') throw new Error(`cannot handle ${item.news_id} of ${sessionId}`);
+  }
+}
+
+describe('issue 6, item 4 — session ids never leak (log capture over a whole session flow)', () => {
+  let db: TestDatabase;
+  let agent: RunningApp;
+  let closeDb: () => Promise<void>;
+  const output: string[] = [];
+  const restore: Array<() => void> = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const handle = await createDatabaseOptions(db.target);
+    closeDb = handle.close;
+    @Module({
+      imports: [
+        TypeOrmModule.forRoot({ ...handle.options, logging: 'all', logger: 'advanced-console' } as Parameters<typeof TypeOrmModule.forRoot>[0]),
+        RestapModule.forRoot({ agent: { name: 'Secrecy fixture' }, news: { scope: 'global' } }),
+      ],
+      providers: [LeakyBrain],
+    })
+    class SecrecyModule {}
+    // Everything printed from here on is captured (and kept off the test output).
+    for (const stream of [process.stdout, process.stderr]) {
+      const spy = jest.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
+        output.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+        return true;
+      });
+      restore.push(() => spy.mockRestore());
+    }
+    for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
+      const spy = jest.spyOn(console, method).mockImplementation((...args: unknown[]) => void output.push(format(...args)));
+      restore.push(() => spy.mockRestore());
+    }
+    const adapter = new ExpressAdapter();
+    adapter.use(accessLog());
+    const app = await NestFactory.create<NestExpressApplication>(SecrecyModule, adapter, { logger: ['log', 'error', 'warn', 'debug', 'verbose'] });
+    agent = await listen(app);
+  });
+  afterAll(async () => {
+    await agent?.close();
+    await closeDb?.();
+    for (const undo of restore) undo();
+    await db?.drop();
+  });
+
+  it('no session id in any log line, in storage, in GET /news or in a response header', async () => {
+    const headersSeen: string[] = [];
+    const newsBodies: string[] = [];
+    const keep = (res: Response): Response => {
+      res.headers.forEach((value, name) => headersSeen.push(`${name}: ${value}`));
+      return res;
+    };
+    const first = keep(await postTalk(`${agent.url}/talk`, { message: 'hello' }));
+    const { session_id: session } = (await first.json()) as { session_id: string };
+    expect(session).toMatch(/^[A-Za-z0-9._-]{16,128}$/);
+    const other = 'second-session-0123456789abcdef';
+    const header = { 'Restap-Session-Id': session };
+
+    const stream = await openTalkStream(`${agent.url}/talk`, { message: 'stream me' }, header);
+    keep(stream.response);
+    await stream.rest();
+    keep(await postTalk(`${agent.url}/talk`, { message: 'body id', session_id: session }));
+    const failed = keep(await postTalk(`${agent.url}/talk`, { message: 'fail' }, header));
+    expect(failed.status).toBe(502);
+    keep(await postTalk(`${agent.url}/talk`, { message: 'other' }, { 'Restap-Session-Id': other }));
+    keep(await postTalk(`${agent.url}/talk`, { message: 'bad id', session_id: `${session}!` }));
+
+    for (const answer of [
+      await postNews(agent.url, { type: 'note', message: 'tagged by body', session_id: session }),
+      await postNews(agent.url, { type: 'note', message: 'tagged by header' }, header),
+      await postNews(agent.url, { type: 'note', message: 'idempotent' }, { ...header, 'Idempotency-Key': 'k-1' }),
+      await postNews(agent.url, { type: 'note', message: 'idempotent' }, { ...header, 'Idempotency-Key': 'k-1' }),
+      await postNews(agent.url, { type: 'explode' }, header),
+    ]) {
+      expect(answer.status).toBe(200);
+      answer.headers.forEach((value, name) => headersSeen.push(`${name}: ${value}`));
+    }
+    for (const page of [await getNews(agent.url, { session_id: session }), await getNews(agent.url, {}, header), await getNews(agent.url)]) {
+      expect(page.status).toBe(200);
+      newsBodies.push(page.text);
+    }
+
+    // Storage errors: TypeORM logs the failing query with its parameters.
+    const dataSource = agent.app.get(DataSource);
+    await dataSource.query('ALTER TABLE restap_turns RENAME TO restap_turns_away');
+    keep(await postTalk(`${agent.url}/talk`, { message: 'no table' }, header));
+    await dataSource.query('ALTER TABLE restap_turns_away RENAME TO restap_turns');
+    await dataSource.query('ALTER TABLE restap_news RENAME TO restap_news_away');
+    await postNews(agent.url, { type: 'note' }, header);
+    await getNews(agent.url, { session_id: session });
+    await dataSource.query('ALTER TABLE restap_news_away RENAME TO restap_news');
+    await new Promise((r) => setTimeout(r, 200)); // @News() handlers run after the acknowledgement
+
+    const logs = output.join('');
+    // The capture did see the flow: queries, failures, masked handler errors, access lines.
+    expect(logs).toMatch(/INSERT INTO restap_turns/);
+    expect(logs).toMatch(/query failed/);
+    expect(logs).toMatch(/@Talk\(\) handler LeakyBrain\.answer failed: Error: model refused for session \[session_id\]/);
+    expect(logs).toMatch(/@News\(\) handler LeakyBrain\.careless failed on news_\d+: Error: cannot handle news_\d+ of \[session_id\]/);
+    expect(logs).toMatch(/GET \/news\?session_id=\[redacted\] 200/);
+
+    for (const secret of [session, other]) {
+      expect(logs.includes(secret)).toBe(false);
+      expect(newsBodies.join('\n').includes(secret)).toBe(false);
+      expect(headersSeen.join('\n').includes(secret)).toBe(false);
+      const tables = (await dataSource.query(
+        `SELECT concat_ws(' ', (SELECT string_agg(t::text, ' ') FROM restap_sessions t), (SELECT string_agg(t::text, ' ') FROM restap_turns t), (SELECT string_agg(t::text, ' ') FROM restap_news t), (SELECT string_agg(t::text, ' ') FROM restap_news_sequences t)) AS dump`,
+      )) as Array<{ dump: string }>;
+      expect(tables[0].dump.length).toBeGreaterThan(100);
+      expect(tables[0].dump.includes(secret)).toBe(false);
+    }
+  });
+});
