@@ -114,8 +114,12 @@ describe('issue 6 — auth hooks and CORS', () => {
       expect([(await echo({})).status, (await echo({ 'X-API-Key': 'k-123' })).status]).toEqual([401, 200]);
     });
 
-    it('the catalog and the health checks stay public; without a key nothing is guarded', async () => {
-      expect((await fetch(`${keyed.url}/.well-known/restap.json`)).status).toBe(200);
+    it('the catalog and the health checks stay public (and out of the catalog); without a key nothing is guarded', async () => {
+      const catalog = await fetch(`${keyed.url}/.well-known/restap.json`);
+      expect(catalog.status).toBe(200);
+      const endpoints = ((await catalog.json()) as { capabilities: Array<{ endpoint: string }> }).capabilities.map((c) => c.endpoint);
+      expect(endpoints.filter((e) => e.startsWith('/health'))).toEqual([]);
+      expect((await fetch(`${keyed.url}/health/ready`)).status).toBe(200);
       expect((await fetch(`${keyed.url}/health/live`)).status).toBe(200);
       expect((await postTalk(`${open.url}/talk`, { message: 'hi' })).status).toBe(200);
     });
@@ -136,6 +140,8 @@ describe('issue 6 — auth hooks and CORS', () => {
 
     it('cors.origins: listed origins are echoed (Vary: Origin) and preflights answered; others get nothing', async () => {
       const app = await keep(startReliabilityApp(db.target, { restap: { cors: { origins: [origin] } } }));
+      const catalog = await fetch(`${app.url}/.well-known/restap.json`, { headers: { Origin: origin } });
+      expect([catalog.status, catalog.headers.get('access-control-allow-origin')]).toEqual([200, origin]);
       const allowed = await fetch(`${app.url}/news`, { headers: { Origin: origin } });
       expect([allowed.headers.get('access-control-allow-origin'), allowed.headers.get('vary')]).toEqual([origin, expect.stringContaining('Origin')]);
       expect((await fetch(`${app.url}/news`, { headers: { Origin: 'https://evil.example' } })).headers.get('access-control-allow-origin')).toBeNull();
