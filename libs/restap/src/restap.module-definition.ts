@@ -10,5 +10,10 @@ export const {
   ASYNC_OPTIONS_TYPE: RESTAP_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<RestapModuleOptions>({ moduleName: 'Restap' })
   .setClassMethodName('forRoot')
-  .setExtras<RestapModuleExtras>({}, (definition, extras) => ({ ...definition, controllers: createRestapControllers(extras) }))
+  .setExtras<RestapModuleExtras>({}, (definition, extras) => ({
+    ...definition,
+    // Global, so that `@Capability({ news: true })` routes in any module reach the module's news service.
+    global: true,
+    controllers: createRestapControllers(extras),
+  }))
   .build();

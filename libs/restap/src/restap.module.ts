@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
+import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { RESTAP_OPTIONS } from './restap.constants';
 import { RESTAP_MODULE_OPTIONS, RestapConfigurableModule } from './restap.module-definition';
@@ -25,7 +25,6 @@ import { TalkService } from './talk/talk.service';
 import { NewsStore } from './persistence/news.store';
 import { TypeOrmNewsStore } from './persistence/typeorm-news.store';
 import { NewsDispatcher } from './news/news.dispatcher';
-import { NewsJobInterceptor } from './news/news-job.interceptor';
 import { NewsService } from './news/news.service';
 import { RESTAP_TALK_NEWS_SOURCE } from './talk/talk-news.source';
 
@@ -64,9 +63,8 @@ import { RESTAP_TALK_NEWS_SOURCE } from './talk/talk-news.source';
     { provide: NewsStore, useClass: TypeOrmNewsStore },
     NewsDispatcher,
     NewsService,
-    { provide: APP_INTERCEPTOR, useClass: NewsJobInterceptor },
     { provide: RESTAP_TALK_NEWS_SOURCE, useExisting: NewsService },
   ],
-  exports: [CatalogService, RESTAP_OPTIONS, NewsService],
+  exports: [CatalogService, RESTAP_OPTIONS, NewsService, RestapRegistry],
 })
 export class RestapModule extends RestapConfigurableModule {}

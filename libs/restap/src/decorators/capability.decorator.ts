@@ -1,6 +1,7 @@
-import { SetMetadata } from '@nestjs/common';
+import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { CAPABILITY_METADATA } from '../restap.constants';
 import type { CapabilityOptions } from '../interfaces/capability-options.interface';
+import { NewsJobInterceptor } from '../news/news-job.interceptor';
 
 /**
  * Advertises a controller route in the RESTAP catalog. Method, endpoint and schemas are derived
@@ -12,4 +13,9 @@ import type { CapabilityOptions } from '../interfaces/capability-options.interfa
  * echo(@Body() body: TextDto): EchoResultDto { … }
  */
 export const Capability = (options: CapabilityOptions): MethodDecorator =>
-  SetMetadata(CAPABILITY_METADATA, Object.freeze({ ...options }));
+  applyDecorators(
+    SetMetadata(CAPABILITY_METADATA, Object.freeze({ ...options })),
+    // Only routes that publish job.completed pay for an interceptor; every other route of the
+    // host runs without one (a global interceptor would wrap each request in an RxJS pipeline).
+    ...(options.news ? [UseInterceptors(NewsJobInterceptor)] : []),
+  );

@@ -9,8 +9,7 @@ import { resolveSessionId } from '../sessions/session-id';
 import { NewsService } from './news.service';
 
 /**
- * Registered by the module as an APP_INTERCEPTOR; acts only on `@Capability({ news: true })`
- * routes. After the handler succeeds it publishes the spec's `job.completed` item
+ * Applied by `@Capability({ news: true })` to that route alone. After the handler succeeds it publishes the spec's `job.completed` item
  *     { type, job_id, query_id, data: { query_id, result } }
  * (job_id taken from the result when it has one), tagged to the request's session when the call
  * carried one (Restap-Session-Id header or session_id query). The response waits for the commit,
