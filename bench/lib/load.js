@@ -21,6 +21,7 @@ async function loop({ op, concurrency = 16, seconds = 5 }) {
   let errors = 0;
   const end = Date.now() + seconds * 1000;
   const started = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
   await Promise.all(Array.from({ length: concurrency }, async (_, worker) => {
     for (let i = 0; Date.now() < end; i++) {
       const t = process.hrtime.bigint();
@@ -29,7 +30,9 @@ async function loop({ op, concurrency = 16, seconds = 5 }) {
     }
   }));
   const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
-  return { rps: latencies.length / elapsed, ...percentiles(latencies), errors, total: latencies.length };
+  const used = process.cpuUsage(cpu);
+  const cpuPerOp = (used.user + used.system) / 1000 / Math.max(1, latencies.length);
+  return { rps: latencies.length / elapsed, ...percentiles(latencies), errors, total: latencies.length, cpuPerOp };
 }
 
 function percentiles(values) {

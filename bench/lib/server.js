@@ -34,6 +34,11 @@ async function startAgent({ port, env = {}, nodeArgs = [] }) {
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       return Number(/VmHWM:\s+(\d+)/.exec(status)[1]) / 1024;
     },
+    /** CPU time (user + system) the agent process has used so far, ms. */
+    cpuMs() {
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime in 1/100 s ticks
+    },
     rssMb() {
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
