@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from 'node:util';
 import { Injectable, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
@@ -124,7 +125,9 @@ describe('issue 6, item 4 — session ids never leak (log capture over a whole s
     await dataSource.query('ALTER TABLE restap_news_away RENAME TO restap_news');
     await new Promise((r) => setTimeout(r, 200)); // @News() handlers run after the acknowledgement
 
-    const logs = output.join('');
+    // Colour codes (TypeORM and Nest colour their logs when they detect CI or a TTY) could split a
+    // session id in two and hide a leak: search the text a reader would see.
+    const logs = stripVTControlCharacters(output.join(''));
     // The capture did see the flow: queries, failures, masked handler errors, access lines.
     expect(logs).toMatch(/INSERT INTO restap_turns/);
     expect(logs).toMatch(/query failed/);
