@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { APPEND_GLOBAL_SQL, PAGE_ALL_SQL, PAGE_FEED_SQL } from '../libs/restap/src/persistence/typeorm-news.store';
+import { APPEND_GLOBAL_SQL, PAGE_ALL_SQL, PAGE_FEED_SQL, recentSql } from '../libs/restap/src/persistence/typeorm-news.store';
 import { createTestDatabase, TestDatabase, usingServer } from './support/test-database';
 import { RunningApp, startSample } from './support/sample-app';
 import { newSessionId, readAll } from './fixtures/news-http';
@@ -136,6 +136,20 @@ describe('GET /news reads filter and order on the same index key (fast at millio
     expect(text).toMatch(/"Node Type":"Limit".*"Node Type":"Index Scan".*"Index Name":"restap_news_ts_idx"/);
     expect(text).not.toContain('"Node Type":"Sort"');
     expect(text).not.toContain('restap_news_pkey');
+  });
+
+  it("reads the news a /talk turn sees — a new session's empty feed beside a huge global feed — through (feed, ts), never by walking (ts)", async () => {
+    // Make the global feed the bulk of the table: the case where a feed hidden behind a LATERAL
+    // was planned as "global" and a new session's turn walked the whole (ts) index.
+    const ds = agent.app.get(DataSource);
+    await ds.query(`INSERT INTO restap_news (feed, ts, type, body)
+      SELECT 'global', 1700001000000 + g, 't', '{"type":"t"}' FROM generate_series(1, 100000) AS g`);
+    await ds.query(`ANALYZE restap_news`);
+    const fresh = md5Twice(100_001);
+    const text = await plan(recentSql(2), [20, 'global', fresh]);
+    expect(text).toMatch(new RegExp(`"Index Name":"restap_news_feed_ts_uq"[^{}]*"Index Cond":"\\(feed = '${fresh}'`));
+    expect(text).not.toMatch(new RegExp(`"Filter":"\\(feed = '${fresh}'`));
+    expect(scansOfNews(text)).not.toContain('Seq Scan');
   });
 });
 

@@ -38,7 +38,7 @@ async function openIdleStreams(url, count, message) {
       method: 'POST', agent: idleAgent,
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'content-length': Buffer.byteLength(body) },
     }, (res) => {
-      if (res.statusCode !== 200) { state.errors++; resolve(); return; }
+      if (res.statusCode !== 200) { state.errors++; state.status = res.statusCode; res.resume(); resolve(); return; }
       res.setEncoding('utf8');
       res.on('data', (chunk) => {
         if (chunk.includes('message.start')) { state.started = true; resolve(); }
