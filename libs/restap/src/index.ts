@@ -20,7 +20,6 @@ export type * from './interfaces/restap-options.interface';
 export type * from './interfaces/catalog.interface';
 export type * from './interfaces/capability-options.interface';
 export type * from './interfaces/talk.interface';
-export { AgentTimeoutException } from './exceptions/agent-timeout.exception';
 export { RESTAP_TALK_NEWS_SOURCE } from './talk/talk-news.source';
 export type { TalkNewsSource } from './talk/talk-news.source';
 export { RESTAP_SESSION_STORE } from './persistence/session.store';

@@ -7,8 +7,8 @@ import { RestapGuardsRunner } from './guards/restap-guards.runner';
 import { RestapThrottlerGuard } from './guards/restap-throttler.guard';
 
 /**
- * The module's own controllers, created per module definition because their paths are options.
- * Filled by the talk and news features. Each gets the module's guards: the rate limit first, then
+ * The module's /talk and /news controllers, created per module definition because their paths are
+ * options. Each gets the module's guards: the rate limit first, then
  * the `guards` option (both after the host's global guards, which Nest runs first).
  */
 export function createRestapControllers(extras: RestapModuleExtras): Array<Type<unknown>> {
