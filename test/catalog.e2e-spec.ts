@@ -1,8 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { RESTAP_CATALOG_SCHEMA } from 'nestjs-restap';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { RunningApp, startSample } from './support/sample-app';
+import { useSampleAgent } from './support/sample-app';
 
 const textSchema = {
   type: 'object',
@@ -19,17 +18,7 @@ const resultProps = {
 };
 
 describe('Discovery: GET /.well-known/restap.json (spec, "The Catalog Document")', () => {
-  let db: TestDatabase;
-  let agent: RunningApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    agent = await startSample(db.target);
-  });
-  afterAll(async () => {
-    await agent?.close();
-    await db?.drop();
-  });
+  const agent = useSampleAgent();
 
   it('serves the sample catalog, equal field by field to the expected document', async () => {
     const res = await fetch(`${agent.url}/.well-known/restap.json`);

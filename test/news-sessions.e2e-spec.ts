@@ -1,6 +1,5 @@
 import { DataSource } from 'typeorm';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { RunningApp, startSample } from './support/sample-app';
+import { useSampleAgent } from './support/sample-app';
 import { getNews, newSessionId, postNews, readAll } from './fixtures/news-http';
 
 jest.setTimeout(60_000);
@@ -9,17 +8,7 @@ const ids = (items: Array<{ news_id: string }>): string[] => items.map((i) => i.
 const header = (sessionId: string): Record<string, string> => ({ 'Restap-Session-Id': sessionId });
 
 describe('news.scope "global" (spec, "Sessions (optional)", "Relation to /news")', () => {
-  let db: TestDatabase;
-  let agent: RunningApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    agent = await startSample(db.target, { newsScope: 'global' });
-  });
-  afterAll(async () => {
-    await agent?.close();
-    await db?.drop();
-  });
+  const agent = useSampleAgent({ newsScope: 'global' });
 
   it('accepts /news without a session_id: global news is not session-scoped', async () => {
     expect((await postNews(agent.url, { type: 'status', message: 'global' })).status).toBe(200);
@@ -86,17 +75,7 @@ describe('news.scope "global" (spec, "Sessions (optional)", "Relation to /news")
 });
 
 describe('news.scope "session": every request carries a session_id, each session sees only its feed', () => {
-  let db: TestDatabase;
-  let agent: RunningApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    agent = await startSample(db.target, { newsScope: 'session' });
-  });
-  afterAll(async () => {
-    await agent?.close();
-    await db?.drop();
-  });
+  const agent = useSampleAgent({ newsScope: 'session' });
 
   it('rejects GET and POST without a session_id with 400 {"error": "missing_session_id"}', async () => {
     for (const res of [await postNews(agent.url, { type: 'x' }), await getNews(agent.url)]) {

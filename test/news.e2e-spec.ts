@@ -1,21 +1,10 @@
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { RunningApp, startSample } from './support/sample-app';
+import { useSampleAgent } from './support/sample-app';
 import { getNews, newSessionId, postNews, readAll } from './fixtures/news-http';
 
 jest.setTimeout(60_000);
 
 describe('/news on the sample agent (spec, "The /news Endpoint")', () => {
-  let db: TestDatabase;
-  let agent: RunningApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    agent = await startSample(db.target);
-  });
-  afterAll(async () => {
-    await agent?.close();
-    await db?.drop();
-  });
+  const agent = useSampleAgent();
 
   describe('POST /news stores an item and acknowledges it, never replying', () => {
     it('answers 200 {status: "received", news_id, message: "Message stored successfully"} with Cache-Control: no-store', async () => {

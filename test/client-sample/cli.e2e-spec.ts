@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { main } from 'restap-client/cli/main';
 import { captureIo } from '../client/fixtures/capture';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
-import { startSample, type RunningApp } from '../support/sample-app';
+import { useSampleAgent } from '../support/sample-app';
 
 jest.setTimeout(120_000);
 
@@ -19,17 +18,7 @@ async function run(argv: string[]) {
 }
 
 describe('restap CLI against the sample agent (real HTTP, PostgreSQL)', () => {
-  let db: TestDatabase;
-  let agent: RunningApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    agent = await startSample(db.target, { newsScope: 'global' });
-  });
-  afterAll(async () => {
-    await agent?.close();
-    await db?.drop();
-  });
+  const agent = useSampleAgent({ newsScope: 'global' });
 
   it('discover prints the agent, its features, the capability table and the packages', async () => {
     const { code, out } = await run(['discover', agent.url]);

@@ -1,6 +1,6 @@
 import { RestapClient, RestapError, type FetchLike, type NewsItem, type TalkEvent } from 'restap-client';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
-import { startSample, type RunningApp } from '../support/sample-app';
+import { startSample, useSampleAgent, type RunningApp } from '../support/sample-app';
 import { eventually, storedTurns } from '../fixtures/talk-app';
 
 jest.setTimeout(120_000);
@@ -180,17 +180,7 @@ describe('RestapClient against the sample agent (real HTTP, PostgreSQL)', () => 
 });
 
 describe('RestapClient against the sample with news.scope "session"', () => {
-  let db: TestDatabase;
-  let agent: RunningApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    agent = await startSample(db.target, { newsScope: 'session' });
-  });
-  afterAll(async () => {
-    await agent?.close();
-    await db?.drop();
-  });
+  const agent = useSampleAgent({ newsScope: 'session' });
 
   it('news calls carry the talk session: each session reads only its own items', async () => {
     const alice = await RestapClient.discover(agent.url);

@@ -1,21 +1,10 @@
-import { createTestDatabase, TestDatabase } from '../support/test-database';
-import { RunningApp, startSample } from '../support/sample-app';
+import { useSampleAgent } from '../support/sample-app';
 
 // Jest reads testTimeout only from the top-level config, not per project; a fresh PGlite takes 4–15 s.
 jest.setTimeout(120_000);
 
 describe('The sample keeps ordinary Nest tooling: Swagger UI beside RESTAP discovery', () => {
-  let db: TestDatabase;
-  let agent: RunningApp;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    agent = await startSample(db.target);
-  });
-  afterAll(async () => {
-    await agent?.close();
-    await db?.drop();
-  });
+  const agent = useSampleAgent();
 
   it('GET /docs answers the Swagger UI page as HTML', async () => {
     const res = await fetch(`${agent.url}/docs`);
