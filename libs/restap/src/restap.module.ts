@@ -11,6 +11,7 @@ import { RestapMetadataAccessor } from './discovery/restap-metadata.accessor';
 import { RestapRegistry } from './discovery/restap.registry';
 import { RestapBodyParser } from './http/restap-body.parser';
 import { RestapCors } from './http/restap-cors';
+import { RestapFrontDoor } from './http/restap-front-door';
 import { RestapRouteFallback } from './http/restap-route.fallback';
 import { RestapDrain } from './lifecycle/restap-drain.service';
 import { RESTAP_THROTTLER_STORAGE } from './guards/restap-throttler.guard';
@@ -48,6 +49,7 @@ import { RESTAP_TALK_NEWS_SOURCE } from './talk/talk-news.source';
     RestapCors,
     RestapDrain,
     RestapBodyParser,
+    RestapFrontDoor,
     RestapRouteFallback,
     {
       provide: RESTAP_THROTTLER_STORAGE,

@@ -6,11 +6,10 @@ import type { ResolvedRestapOptions } from '../interfaces/restap-options.interfa
 import { CatalogService } from './catalog.service';
 
 /**
- * Serves GET/HEAD /.well-known/restap.json at the root whatever global prefix the app sets. It
- * is registered on the HTTP adapter while the application is created, so it answers ahead of
- * the body parsers and Nest's router: a request costs one path comparison and one write of the
- * pre-serialized bytes with pre-built headers (bench: discovery vs bare node:http). Host
- * middleware added later with `app.use()` does not see these requests.
+ * Serves GET/HEAD /.well-known/restap.json at the root whatever global prefix the app sets, as
+ * pre-serialized bytes with pre-built headers (bench: discovery vs bare node:http). The front door
+ * (http/restap-front-door.ts) calls `serve()` ahead of the body parsers and Nest's router, after
+ * the module's CORS; host middleware added later with `app.use()` does not see these requests.
  *
  * When no `cors` option asks for per-origin headers, the catalog is answered one step earlier
  * still, on the HTTP server itself, before Express: the document is public and identical for
@@ -24,13 +23,7 @@ export class CatalogRoute implements OnApplicationBootstrap {
     private readonly adapterHost: HttpAdapterHost,
     private readonly catalog: CatalogService,
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
-  ) {
-    // An application context without HTTP serves no routes.
-    this.adapterHost.httpAdapter?.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
-      if ((req.method === 'GET' || req.method === 'HEAD') && isCatalogUrl(req.url)) this.serve(req, res);
-      else next();
-    });
-  }
+  ) {}
 
   onApplicationBootstrap(): void {
     const server: unknown = this.adapterHost.httpAdapter?.getHttpServer?.();
@@ -45,7 +38,8 @@ export class CatalogRoute implements OnApplicationBootstrap {
     });
   }
 
-  private serve(req: IncomingMessage, res: ServerResponse): void {
+  /** Writes the catalog (or 304). Also called by the front door when the server-level path is off. */
+  serve(req: IncomingMessage, res: ServerResponse): void {
     const { bytes, etag } = this.catalog.serialize();
     this.headers ??= {
       'Content-Type': 'application/json; charset=utf-8',

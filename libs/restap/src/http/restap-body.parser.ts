@@ -1,71 +1,60 @@
-import { RESTAP_OPTIONS } from '../restap.constants';
 import { Inject, Injectable } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
 import bodyParser from 'body-parser';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import typeIs from 'type-is';
-import { RestapRegistry } from '../discovery/restap.registry';
-import { InvalidJsonException, InvalidRequestException, PayloadTooLargeException, RestapException, UnsupportedMediaTypeException } from '../exceptions';
+import { RESTAP_OPTIONS } from '../restap.constants';
+import { InvalidJsonException, InvalidRequestException, PayloadTooLargeException, UnsupportedMediaTypeException } from '../exceptions';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
+import { writeRestapError } from './restap-error.writer';
+import type { RouteMatch } from './restap-paths';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
 /**
  * Reads POST bodies of /talk and /news before the host's own body parser can: our size limit, a
  * 415 for anything but JSON, and every failure in our JSON error shape, whatever the host's
- * parser settings. Registered while the application is created, so it runs ahead of Nest's
- * parsers; requests to other paths pass through untouched.
+ * parser settings. Run by the front door (see restap-front-door.ts), ahead of Nest's parsers.
  */
 @Injectable()
 export class RestapBodyParser {
   private readonly parse: RequestHandler;
   private readonly maxDepth: number;
 
-  constructor(
-    adapterHost: HttpAdapterHost,
-    private readonly registry: RestapRegistry,
-    @Inject(RESTAP_OPTIONS) options: ResolvedRestapOptions,
-  ) {
+  constructor(@Inject(RESTAP_OPTIONS) options: ResolvedRestapOptions) {
     this.parse = bodyParser.json({ limit: options.limits.bodyBytes, strict: false, type: () => true });
     this.maxDepth = options.limits.maxJsonDepth;
-    adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.handle(req, res, next));
   }
 
-  private handle(req: Request, res: Response, next: NextFunction): void {
-    if (req.method !== 'POST' || !this.isOwnPath(req.path)) return next();
+  /** Called by the front door for requests on the module's paths; parses POST bodies of /talk and /news. */
+  handle(req: Request, res: Response, next: NextFunction, match: RouteMatch): void {
+    if (req.method !== 'POST' || match.subpath || match.route === 'catalog') return next();
     if (!typeIs.hasBody(req)) return next();
     if (!typeIs(req, JSON_TYPES)) {
-      return send(res, new UnsupportedMediaTypeException(`Content-Type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: send the body as application/json.`));
+      return writeRestapError(res, new UnsupportedMediaTypeException(`Content-Type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: send the body as application/json.`));
     }
     this.parse(req, res, (error?: unknown) => {
       if (!error) {
         // Deep nesting would only fail later (JSON.stringify, PostgreSQL's json parser) as a 5xx.
         if (!withinDepth(req.body, this.maxDepth)) {
-          return send(res, new InvalidRequestException(`The request body nests arrays/objects deeper than the ${this.maxDepth} levels allowed.`));
+          return writeRestapError(res, new InvalidRequestException(`The request body nests arrays/objects deeper than the ${this.maxDepth} levels allowed.`));
         }
         return next();
       }
       const failure = error as { type?: string; limit?: number; charset?: string };
       switch (failure.type) {
         case 'entity.too.large':
-          return send(res, new PayloadTooLargeException(`The request body is larger than the ${failure.limit} bytes allowed.`));
+          return writeRestapError(res, new PayloadTooLargeException(`The request body is larger than the ${failure.limit} bytes allowed.`));
         case 'entity.parse.failed':
-          return send(res, new InvalidJsonException('The request body is not valid JSON.'));
+          return writeRestapError(res, new InvalidJsonException('The request body is not valid JSON.'));
         case 'charset.unsupported':
         case 'encoding.unsupported':
-          return send(res, new UnsupportedMediaTypeException('Send the body as UTF-8 JSON without an unsupported Content-Encoding.'));
+          return writeRestapError(res, new UnsupportedMediaTypeException('Send the body as UTF-8 JSON without an unsupported Content-Encoding.'));
         case 'request.aborted':
           return undefined; // the client left; there is no one to answer
         default:
-          return send(res, new InvalidRequestException('The request body could not be read.'));
+          return writeRestapError(res, new InvalidRequestException('The request body could not be read.'));
       }
     });
-  }
-
-  private isOwnPath(path: string): boolean {
-    const { talk, news } = this.registry.paths;
-    const normalized = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
-    return normalized === talk || normalized === news;
   }
 }
 
@@ -81,7 +70,3 @@ export function withinDepth(value: unknown, max: number): boolean {
   return true;
 }
 
-function send(res: Response, error: RestapException): void {
-  if (res.headersSent) return;
-  res.status(error.getStatus()).set(error.headers).json(error.toJSON());
-}

@@ -1,10 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
 import { RESTAP_OPTIONS } from '../restap.constants';
-import { RestapRegistry } from '../discovery/restap.registry';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
-import { ALLOWED_METHODS, matchRestapRoute } from './restap-paths';
+import { ALLOWED_METHODS, type RouteMatch } from './restap-paths';
 
 const ALLOW_HEADERS = 'Content-Type, Accept, Authorization, Restap-Session-Id, Idempotency-Key';
 const EXPOSE_HEADERS = 'Retry-After';
@@ -16,17 +14,11 @@ const EXPOSE_HEADERS = 'Retry-After';
  */
 @Injectable()
 export class RestapCors {
-  constructor(
-    adapterHost: HttpAdapterHost,
-    private readonly registry: RestapRegistry,
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
-  ) {
-    adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.handle(req, res, next));
-  }
+  constructor(@Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions) {}
 
-  private handle(req: Request, res: Response, next: NextFunction): void {
-    const match = matchRestapRoute(req.path, this.registry.paths, this.options);
-    if (!match || match.subpath) return next();
+  /** Called by the front door for requests on the module's paths. */
+  handle(req: Request, res: Response, next: NextFunction, match: RouteMatch): void {
+    if (match.subpath) return next();
     if (match.route === 'news' && this.options.news.scope === 'session') refuseWildcardOrigin(res);
     const { cors } = this.options;
     if (!cors) return next();

@@ -1,13 +1,11 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import type { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Response } from 'express';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RESTAP_OPTIONS } from '../restap.constants';
-import { RestapRegistry } from '../discovery/restap.registry';
 import { ShuttingDownException } from '../exceptions';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import { writeRestapError } from '../http/restap-error.writer';
-import { matchRestapRoute } from '../http/restap-paths';
+import type { RouteMatch } from '../http/restap-paths';
 
 /** A running /talk turn as the drain sees it: it can be told to stop, and says when it is over. */
 export interface DrainableWork {
@@ -32,13 +30,7 @@ export class RestapDrain implements BeforeApplicationShutdown {
   private readonly work = new Set<DrainableWork>();
   private draining = false;
 
-  constructor(
-    adapterHost: HttpAdapterHost,
-    private readonly registry: RestapRegistry,
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
-  ) {
-    adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.refuseWhileDraining(req, res, next));
-  }
+  constructor(@Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions) {}
 
   /** True once shutdown has begun. */
   get isDraining(): boolean {
@@ -77,10 +69,9 @@ export class RestapDrain implements BeforeApplicationShutdown {
     return result && this.work.size === 0;
   }
 
-  private refuseWhileDraining(req: Request, res: Response, next: NextFunction): void {
-    if (!this.draining) return next();
-    const match = matchRestapRoute(req.path, this.registry.paths, this.options);
-    if (!match || match.route === 'catalog') return next();
+  /** Called by the front door for requests on the module's paths: 503 for new work while draining. */
+  refuseWhileDraining(res: Response, next: NextFunction, match: RouteMatch): void {
+    if (!this.draining || match.route === 'catalog') return next();
     res.setHeader('Connection', 'close');
     writeRestapError(res, new ShuttingDownException());
   }
