@@ -1,14 +1,5 @@
 // Jest runs TypeScript and the ESM-only @nestjs 12 packages through @swc/jest (see shared STACK.md).
-const swc = {
-  jsc: {
-    parser: { syntax: 'typescript', decorators: true },
-    transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: true },
-    target: 'es2023',
-    keepClassNames: true,
-  },
-  module: { type: 'commonjs' },
-  sourceMaps: 'inline',
-};
+const swc = require('./test/support/swc.options');
 const esm = ['@nestjs', 'file-type', 'load-esm', 'strtok3', 'token-types', '@tokenizer', 'uint8array-extras',
   '@borewit', '@standard-schema', '@electric-sql', 'es-toolkit', 'eventsource-parser'];
 const common = {

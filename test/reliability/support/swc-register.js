@@ -9,16 +9,7 @@ const { transformSync } = require('@swc/core');
 
 const ROOT = path.join(__dirname, '..', '..', '..');
 const ALIASES = { 'nestjs-restap': path.join(ROOT, 'libs/restap/src/index.ts') };
-const OPTIONS = {
-  jsc: {
-    parser: { syntax: 'typescript', decorators: true },
-    transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: true },
-    target: 'es2023',
-    keepClassNames: true,
-  },
-  module: { type: 'commonjs' },
-  sourceMaps: 'inline',
-};
+const OPTIONS = require('../../support/swc.options');
 
 const resolve = Module._resolveFilename;
 Module._resolveFilename = function (request, parent, ...rest) {

@@ -1,0 +1,14 @@
+'use strict';
+// How the repository's TypeScript is compiled outside `nest build`: by Jest (@swc/jest) and by
+// child processes started from tests (test/reliability/support/swc-register.js). One place, so
+// both see the same decorator settings (legacy decorators + metadata, as Nest needs).
+module.exports = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: true },
+    target: 'es2023',
+    keepClassNames: true,
+  },
+  module: { type: 'commonjs' },
+  sourceMaps: 'inline',
+};
