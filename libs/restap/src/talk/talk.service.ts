@@ -109,7 +109,8 @@ export class TalkService {
     const { talk } = this.options;
     const [history, news] = await Promise.all([
       turn.resumed && turn.sessionId ? this.store.loadHistory(hashSessionId(turn.sessionId), talk.historyLimit) : [],
-      this.newsSource ? this.newsSource.forTalk(turn.sessionId) : [],
+      // A session minted for this turn has no feed yet: read only what every session may see.
+      this.newsSource ? this.newsSource.forTalk(turn.resumed ? turn.sessionId : undefined) : [],
     ]);
     return createTalkContext({
       message: turn.message,
