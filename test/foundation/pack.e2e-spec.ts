@@ -61,11 +61,11 @@ describe('libs/restap is a real npm package: `nestjs-restap` packs, installs fro
     expect(manifest).toMatchObject({ name: 'nestjs-restap', version: '0.1.0', main: './dist/index.js', types: './dist/index.d.ts' });
   });
 
-  it('a project outside the repository installs the tarball offline, type-checks against it and serves the catalog', async () => {
+  it('a project outside the repository installs the tarball (from the npm cache when it can), type-checks against it and serves the catalog', async () => {
     consumer = join(tmp, 'consumer');
     mkdirSync(consumer);
     for (const file of ['package.json', 'tsconfig.json', 'main.ts']) copyFileSync(join(FIXTURE, file), join(consumer, file));
-    run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--legacy-peer-deps', tarball], consumer);
+    run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--legacy-peer-deps', tarball], consumer);
     for (const name of HOST_PACKAGES) {
       mkdirSync(dirname(join(consumer, 'node_modules', name)), { recursive: true });
       symlinkSync(join(ROOT, 'node_modules', name), join(consumer, 'node_modules', name), 'dir');
