@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { APPEND_GLOBAL_SQL, PAGE_ALL_SQL, PAGE_FEED_SQL, recentSql } from '../libs/restap/src/persistence/typeorm-news.store';
+import { LOAD_HISTORY } from '../libs/restap/src/persistence/typeorm-session.store';
 import { createTestDatabase, TestDatabase, usingServer } from './support/test-database';
 import { RunningApp, startSample } from './support/sample-app';
 import { newSessionId, readAll } from './fixtures/news-http';
@@ -64,7 +65,7 @@ describe('Lossless polling: since = the largest timestamp seen never misses or r
     const slow = new Client({ connectionString: db.url });
     await slow.connect();
     await slow.query('BEGIN');
-    const held = (await slow.query(APPEND_GLOBAL_SQL, ['global', 'global', 'late', '{"type":"late"}', null, null])).rows[0] as { id: string };
+    const held = (await slow.query(APPEND_GLOBAL_SQL, ['global', 1, ['global'], ['late'], ['{"type":"late"}'], [null], [null]])).rows[0] as { id: string };
     await new Promise((resolve) => setTimeout(resolve, 400)); // the HTTP writers queue on the sequence row meanwhile
     expect(loadFinished).toBe(false);
     await slow.query('COMMIT');
@@ -150,6 +151,40 @@ describe('GET /news reads filter and order on the same index key (fast at millio
     expect(text).toMatch(new RegExp(`"Index Name":"restap_news_feed_ts_uq"[^{}]*"Index Cond":"\\(feed = '${fresh}'`));
     expect(text).not.toMatch(new RegExp(`"Filter":"\\(feed = '${fresh}'`));
     expect(scansOfNews(text)).not.toContain('Seq Scan');
+  });
+
+  // The module runs these as prepared statements (persistence/restap-sql.ts): after five runs
+  // PostgreSQL may switch to one generic plan that knows no parameter value. It must still use
+  // the same index ranges, whatever the feed.
+  const genericPlan = async (sql: string, args: string): Promise<string> => {
+    const runner = agent.app.get(DataSource).createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.query(`SET plan_cache_mode = force_generic_plan`);
+      await runner.query(`PREPARE restap_generic_probe AS ${sql}`);
+      const rows = (await runner.query(`EXPLAIN (FORMAT JSON) EXECUTE restap_generic_probe(${args})`)) as Array<{ 'QUERY PLAN': unknown }>;
+      return JSON.stringify(rows[0]['QUERY PLAN']);
+    } finally {
+      await runner.query(`DEALLOCATE restap_generic_probe`).catch(() => undefined);
+      await runner.query(`RESET plan_cache_mode`);
+      await runner.release();
+    }
+  };
+
+  it('keeps the same index ranges in the generic plans of the prepared statements (polls, the news of a turn, history)', async () => {
+    const feed = await genericPlan(PAGE_FEED_SQL, `'global', '${SMALL}', 1700000030000, 101`);
+    expect(feed).toMatch(/"Index Name":"restap_news_feed_ts_uq"[^{}]*"Index Cond":"\(\(feed = \$2\) AND \(ts > \$3\)/);
+    expect(scansOfNews(feed)).not.toContain('Seq Scan');
+    const all = await genericPlan(PAGE_ALL_SQL, `'global', 1700000000000, 101`);
+    expect(all).toMatch(/"Index Name":"restap_news_ts_idx"[^{}]*"Index Cond":"\(ts > \$2\)/);
+    expect(all).not.toContain('restap_news_pkey');
+    const recent = await genericPlan(recentSql(2), `20, 'global', '${md5Twice(100_002)}'`);
+    expect(recent.match(/"Index Name":"restap_news_feed_ts_uq"[^{}]*"Index Cond":"\(feed = \$\d\)"/g)).toHaveLength(2);
+    expect(recent).not.toMatch(/"Filter":"\(feed = /);
+    const history = await genericPlan(LOAD_HISTORY.text, `'\\x00'::bytea, 50`);
+    expect(history).toContain('"Index Name":"restap_sessions_key_hash_uq"');
+    expect(history).toContain('"Index Name":"restap_turns_session_idx"');
+    expect(history).not.toContain('Seq Scan');
   });
 });
 

@@ -2,6 +2,7 @@ import { Controller, HttpCode, Post } from '@nestjs/common';
 import { RestapBootstrapError, SESSION_ID_PATTERN } from 'nestjs-restap';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { RestapSql, type RestapStatement } from '../libs/restap/src/persistence/restap-sql';
 import { createTestDatabase, TestDatabase, usingServer } from './support/test-database';
 import { CapturingLogger, createTalkApp, startTalkFixture, storedTurns, TalkFixture, temporaryDataDir } from './fixtures/talk-app';
 import { eventsOnly, openTalkStream, postTalk } from './fixtures/talk-sse';
@@ -93,9 +94,9 @@ describe('Sessions on /talk (spec, "Sessions (optional)")', () => {
     });
 
     it('storage unavailable while loading history → 503 storage_unavailable with Retry-After, before any stream', async () => {
-      const ds = app.app.get(DataSource);
+      const sql = app.app.get(RestapSql);
       const down = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
-      const spy = jest.spyOn(ds, 'query').mockRejectedValue(down);
+      const spy = jest.spyOn(sql, 'query').mockRejectedValue(down);
       try {
         for (const accept of ['application/json', 'text/event-stream']) {
           const res = await postTalk(app.talkUrl, { message: 'hi', session_id: sessionId }, { Accept: accept });
@@ -109,11 +110,11 @@ describe('Sessions on /talk (spec, "Sessions (optional)")', () => {
     });
 
     it('storage unavailable while saving → 503 as JSON; error (storage_unavailable) then done as SSE', async () => {
-      const ds = app.app.get(DataSource);
+      const sql = app.app.get(RestapSql);
       const down = Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' });
-      const original = ds.query.bind(ds);
-      const spy = jest.spyOn(ds, 'query').mockImplementation((sql: string, params?: Parameters<DataSource['query']>[1]) =>
-        sql.includes('INSERT INTO restap_turns') ? Promise.reject(down) : original(sql, params));
+      const original = sql.query.bind(sql);
+      const spy = jest.spyOn(sql, 'query').mockImplementation((stmt: RestapStatement, params: unknown[]) =>
+        stmt.text.includes('INSERT INTO restap_turns') ? Promise.reject(down) : original(stmt, params));
       try {
         expect((await postTalk(app.talkUrl, { message: 'hi' })).status).toBe(503);
         const frames = eventsOnly(await (await openTalkStream(app.talkUrl, { message: 'hi' })).rest());

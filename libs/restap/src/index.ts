@@ -9,6 +9,7 @@ export type { NewsDraft, NewsPublishOptions } from './news/news-publish.options'
 export { NewsStore } from './persistence/news.store';
 export type { NewsAppend, NewsAppendResult, NewsPageQuery, NewsPageRows, StoredNews } from './persistence/news.store';
 export { TypeOrmNewsStore } from './persistence/typeorm-news.store';
+export { RestapSql } from './persistence/restap-sql';
 export { CatalogService } from './catalog/catalog.service';
 export { RESTAP_CATALOG_SCHEMA } from './catalog/catalog.schema';
 export { RestapBootstrapError } from './discovery/restap-bootstrap.error';

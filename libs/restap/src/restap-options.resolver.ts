@@ -86,7 +86,10 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
     ...(cors ? { cors } : {}),
     guards: [...(options.guards ?? [])],
     shutdownGraceMs: options.shutdownGraceMs ?? 10_000,
-    storage: { requireSynchronousCommit: options.storage?.requireSynchronousCommit ?? false },
+    storage: {
+      requireSynchronousCommit: options.storage?.requireSynchronousCommit ?? false,
+      preparedStatements: options.storage?.preparedStatements ?? true,
+    },
     catalogCacheControl: options.catalogCacheControl ?? 'public, max-age=60',
   };
 }

@@ -25,6 +25,7 @@ import { TalkBootstrap } from './talk/talk.bootstrap';
 import { TalkService } from './talk/talk.service';
 import { NewsStore } from './persistence/news.store';
 import { TypeOrmNewsStore } from './persistence/typeorm-news.store';
+import { RestapSql } from './persistence/restap-sql';
 import { NewsDispatcher } from './news/news.dispatcher';
 import { NewsService } from './news/news.service';
 import { RESTAP_TALK_NEWS_SOURCE } from './talk/talk-news.source';
@@ -59,6 +60,7 @@ import { RESTAP_TALK_NEWS_SOURCE } from './talk/talk-news.source';
     StorageCheck,
     CatalogService,
     CatalogRoute,
+    RestapSql,
     { provide: RESTAP_SESSION_STORE, useClass: TypeOrmSessionStore },
     TalkService,
     TalkBootstrap,

@@ -102,6 +102,12 @@ export interface RestapStorageOptions {
    * @default false
    */
   requireSynchronousCommit?: boolean;
+  /**
+   * Send the module's statements as named prepared statements on TypeORM's pg pool, so
+   * PostgreSQL plans each once per connection. Turn off behind a pooler that cannot keep them
+   * (PgBouncer before 1.21 in transaction mode). @default true
+   */
+  preparedStatements?: boolean;
 }
 
 /**

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { RestapSql, statement } from './restap-sql';
 import type { TalkRole, TalkTurn, TalkTurnStatus } from '../interfaces/talk.interface';
 import type { NewTalkTurn, SessionStore } from './session.store';
 
 /** Newest `$2` turns of the session whose key hash is `$1`, returned oldest first. */
-const LOAD_HISTORY = `
+export const LOAD_HISTORY = statement(`
   SELECT t.message_id, t.role, t.content, t.status, t.created_at
   FROM restap_sessions s
   CROSS JOIN LATERAL (
@@ -15,14 +15,14 @@ const LOAD_HISTORY = `
     LIMIT $2
   ) t
   WHERE s.key_hash = $1
-  ORDER BY t.id ASC`;
+  ORDER BY t.id ASC`);
 
 /**
  * Upserts the session by key hash (touching last_active_at) and inserts every turn in the same
  * statement: the CTE's RETURNING gives the session id whether the row was new or not, and
  * `unnest … WITH ORDINALITY` keeps the turns' order in their bigserial ids.
  */
-const APPEND_TURNS = `
+export const APPEND_TURNS = statement(`
   WITH session AS (
     INSERT INTO restap_sessions (key_hash) VALUES ($1)
     ON CONFLICT (key_hash) DO UPDATE SET last_active_at = now()
@@ -33,7 +33,7 @@ const APPEND_TURNS = `
   FROM session,
     unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[])
       WITH ORDINALITY AS t(message_id, role, content, status, created_at, ord)
-  ORDER BY t.ord`;
+  ORDER BY t.ord`);
 
 interface TurnRow {
   message_id: string;
@@ -44,16 +44,16 @@ interface TurnRow {
 }
 
 /**
- * {@link SessionStore} on the host's TypeORM DataSource (restap_sessions / restap_turns), with
- * parameterized SQL so each operation is a single round trip to PostgreSQL.
+ * {@link SessionStore} on the host's TypeORM DataSource (restap_sessions / restap_turns): each
+ * operation is one prepared statement, one round trip to PostgreSQL (see {@link RestapSql}).
  */
 @Injectable()
 export class TypeOrmSessionStore implements SessionStore {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly sql: RestapSql) {}
 
   async loadHistory(keyHash: Buffer, limit: number): Promise<TalkTurn[]> {
     if (limit <= 0) return [];
-    const rows = (await this.dataSource.query(LOAD_HISTORY, [keyHash, limit])) as TurnRow[];
+    const rows = await this.sql.query<TurnRow>(LOAD_HISTORY, [keyHash, limit]);
     return rows.map((row) => ({
       role: row.role,
       content: row.content,
@@ -65,7 +65,7 @@ export class TypeOrmSessionStore implements SessionStore {
 
   async appendTurns(keyHash: Buffer, turns: readonly NewTalkTurn[]): Promise<void> {
     if (!turns.length) return;
-    await this.dataSource.query(APPEND_TURNS, [
+    await this.sql.query(APPEND_TURNS, [
       keyHash,
       turns.map((t) => t.messageId),
       turns.map((t) => t.role),

@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { RestapSql, statement, type RestapStatement } from '../libs/restap/src/persistence/restap-sql';
+import { TypeOrmNewsStore } from '../libs/restap/src/persistence/typeorm-news.store';
+import type { NewsAppend, NewsAppendResult } from '../libs/restap/src/persistence/news.store';
+import { RESTAP_OPTIONS } from '../libs/restap/src/restap.constants';
+import type { ResolvedRestapOptions } from '../libs/restap/src/interfaces/restap-options.interface';
+import { isStorageError } from '../libs/restap/src/persistence/storage-errors';
+import { useSampleAgent } from './support/sample-app';
+import { usingServer } from './support/test-database';
+
+/** RestapSql that records each statement it sends on to PostgreSQL. */
+class CountingSql extends RestapSql {
+  readonly sent: string[] = [];
+  override query<T>(stmt: RestapStatement, params: unknown[]): Promise<T[]> {
+    this.sent.push(stmt.name);
+    return super.query<T>(stmt, params);
+  }
+}
+
+const agent = useSampleAgent();
+const options = (overrides: Partial<ResolvedRestapOptions['storage']> = {}): ResolvedRestapOptions => {
+  const resolved = agent.app.get<ResolvedRestapOptions>(RESTAP_OPTIONS);
+  return { ...resolved, storage: { ...resolved.storage, ...overrides } };
+};
+const item = (n: number, extra: Partial<NewsAppend> = {}): NewsAppend => ({
+  feed: 'global',
+  sequence: 'global',
+  type: 'note',
+  body: JSON.stringify({ type: 'note', n }),
+  ...extra,
+});
+const sha = (text: string): Buffer => createHash('sha256').update(text).digest();
+
+describe('Prepared statements: the module plans its hot statements once per connection', () => {
+  /** One connection, so a statement prepared by one query is visible to the next. */
+  let single: DataSource;
+  beforeAll(async () => {
+    single = usingServer() ? await new DataSource({ type: 'postgres', url: agent.db.url, extra: { max: 1 } }).initialize() : agent.app.get(DataSource);
+  });
+  afterAll(async () => {
+    if (usingServer()) await single?.destroy();
+  });
+  const prepared = async (ds: DataSource): Promise<string[]> =>
+    ((await ds.query(`SELECT name FROM pg_prepared_statements WHERE name LIKE 'restap_%' ORDER BY name`)) as Array<{ name: string }>).map((r) => r.name);
+
+  it('runs a statement as a named prepared statement on TypeORM’s own pool, and reuses it', async () => {
+    const stmt = statement(`SELECT $1::int + 1 AS n -- prepared ${Date.now()}`);
+    const sql = new RestapSql(single, options());
+    expect(await sql.query(stmt, [41])).toEqual([{ n: 42 }]);
+    expect(await sql.query(stmt, [1])).toEqual([{ n: 2 }]);
+    expect(await prepared(single)).toContain(stmt.name);
+  });
+
+  it('names a statement after its text, so two texts never share a name', () => {
+    expect(statement('SELECT 1').name).toBe(statement('SELECT 1').name);
+    expect(statement('SELECT 1').name).not.toBe(statement('SELECT 2').name);
+    expect(statement('SELECT 1').name).toMatch(/^restap_[0-9a-f]{16}$/);
+  });
+
+  it('with storage.preparedStatements false, sends plain statements through DataSource.query (for PgBouncer < 1.21)', async () => {
+    const stmt = statement(`SELECT $1::int * 2 AS n -- unprepared ${Date.now()}`);
+    const sql = new RestapSql(single, options({ preparedStatements: false }));
+    expect(await sql.query(stmt, [21])).toEqual([{ n: 42 }]);
+    expect(await prepared(single)).not.toContain(stmt.name);
+  });
+
+  it('reports a failed statement as TypeORM does (QueryFailedError with the driver error), not as a storage outage', async () => {
+    const sql = new RestapSql(single, options());
+    const error = await sql.query(statement('SELECT 1/0 AS n'), []).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'QueryFailedError', driverError: expect.objectContaining({ code: '22012' }) });
+    expect(isStorageError(error)).toBe(false);
+  });
+});
+
+describe('POST /news acknowledges an item only once stored: concurrent appends share one statement per sequence', () => {
+  it('appends 200 concurrent items of one sequence in far fewer statements, each created once, ts strictly increasing in arrival order', async () => {
+    const sql = new CountingSql(agent.app.get(DataSource), options());
+    const store = new TypeOrmNewsStore(sql);
+    const results = await Promise.all(Array.from({ length: 200 }, (_, n) => store.append(item(n))));
+    expect(results.every((r) => r.outcome === 'created')).toBe(true);
+    const created = results as Array<Extract<NewsAppendResult, { outcome: 'created' }>>;
+    for (let k = 1; k < created.length; k++) expect(created[k].ts).toBeGreaterThan(created[k - 1].ts);
+    expect(new Set(created.map((r) => r.id)).size).toBe(200);
+    // The first item goes alone; the rest queue behind it and go in batches of at most 64.
+    expect(sql.sent.length).toBeLessThanOrEqual(1 + Math.ceil(199 / 64) + 2);
+    const stored = (await agent.app.get(DataSource).query(`SELECT count(*)::int AS n FROM restap_news WHERE id = ANY($1::bigint[])`, [created.map((r) => r.id)])) as Array<{ n: number }>;
+    expect(stored[0].n).toBe(200);
+  });
+
+  it('gives a repeated idempotency key inside one batch one row: the same request is replayed, another body is a conflict', async () => {
+    const store = new TypeOrmNewsStore(new RestapSql(agent.app.get(DataSource), options()));
+    const key = `k-${Date.now()}`;
+    const same = { idempotencyKey: key, requestHash: sha('same') };
+    const results = await Promise.all([
+      store.append(item(0)), // in flight while the rest queue into one batch
+      store.append(item(1, same)),
+      store.append(item(1, same)),
+      store.append(item(2, { idempotencyKey: key, requestHash: sha('other') })),
+      store.append(item(3)),
+    ]);
+    const [, first, replay, conflict, last] = results;
+    expect(first).toMatchObject({ outcome: 'created' });
+    expect(replay).toEqual({ ...first, outcome: 'replayed' });
+    expect(conflict).toEqual({ outcome: 'conflict' });
+    expect(last).toMatchObject({ outcome: 'created' });
+  });
+
+  it('fails only the item at fault when one item of a batch cannot be stored; the others are stored', async () => {
+    const store = new TypeOrmNewsStore(new RestapSql(agent.app.get(DataSource), options()));
+    const settled = await Promise.allSettled([
+      store.append(item(0)),
+      store.append(item(1)),
+      store.append(item(2, { body: '{"not json' })),
+      store.append(item(3)),
+    ]);
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((settled[2] as PromiseRejectedResult).reason).toMatchObject({ name: 'QueryFailedError' });
+  });
+
+  it('keeps batches of different sequences apart (session scope: each feed is its own sequence)', async () => {
+    const sql = new CountingSql(agent.app.get(DataSource), options());
+    const store = new TypeOrmNewsStore(sql);
+    const feeds = ['a', 'b'].map((c) => c.repeat(64));
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, n) => store.append(item(n, { feed: feeds[n % 2], sequence: feeds[n % 2] }))),
+    );
+    for (const feed of [0, 1]) {
+      const mine = results.filter((_, n) => n % 2 === feed) as Array<{ ts: number }>;
+      for (let k = 1; k < mine.length; k++) expect(mine[k].ts).toBeGreaterThan(mine[k - 1].ts);
+    }
+    expect(sql.sent.length).toBeLessThan(40);
+  });
+});
