@@ -1,6 +1,6 @@
 import type { Response } from 'express';
-import { CONTENT_TYPE_JSON } from '../restap.constants';
 import type { RestapException } from '../exceptions';
+import { writeJson } from './restap-json.writer';
 
 /**
  * Answers a request outside Nest's routing (middleware, fallbacks) in the module's error shape:
@@ -8,9 +8,5 @@ import type { RestapException } from '../exceptions';
  */
 export function writeRestapError(res: Response, error: RestapException): void {
   if (res.headersSent) return;
-  res.statusCode = error.getStatus();
-  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-  res.setHeader('Content-Type', `${CONTENT_TYPE_JSON}; charset=utf-8`);
-  res.setHeader('Cache-Control', 'no-store');
-  res.end(JSON.stringify(error.toJSON()));
+  writeJson(res, error.getStatus(), JSON.stringify(error.toJSON()), error.headers);
 }

@@ -1,10 +1,11 @@
-import { Controller, Get, Header, HttpCode, Inject, NotFoundException, Post, Req, Res, Type, UseFilters } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, NotFoundException, Post, Req, Res, Type, UseFilters } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { IDEMPOTENCY_KEY_HEADER, RESTAP_OPTIONS, ROUTE_METADATA } from '../restap.constants';
 import { RestapExceptionFilter } from '../exceptions/restap-exception.filter';
 import type { NewsAck } from '../interfaces/news.interface';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import { resolveSessionId } from '../sessions/session-id';
+import { writeJson } from '../http/restap-json.writer';
 import { parseIdempotencyKey, parseLimit, parseSince } from './news-request.parser';
 import { NewsService } from './news.service';
 
@@ -30,20 +31,22 @@ export function createNewsController(path: string): Type<unknown> {
       const since = parseSince(req.query.since);
       const { defaultLimit, maxLimit } = this.options.news;
       const limit = parseLimit(req.query.limit, defaultLimit, maxLimit);
-      const json = await this.news.read({ sessionId, since, limit });
-      res.status(200).set({ 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' }).send(json);
+      writeJson(res, 200, await this.news.read({ sessionId, since, limit }));
     }
 
-    /** Write: the body is already parsed by `RestapBodyParser`; session from header > query > body. */
+    /**
+     * Write: the body is already parsed by `RestapBodyParser`; session from header > query > body.
+     * The acknowledgement is written once the item is committed.
+     */
     @Post(path)
     @HttpCode(200)
-    @Header('Cache-Control', 'no-store')
-    async receive(@Req() req: Request): Promise<NewsAck> {
+    async receive(@Req() req: Request, @Res() res: Response): Promise<void> {
       this.assertEnabled();
       const body: unknown = req.body;
       const sessionId = resolveSessionId(req, body);
       const idempotencyKey = parseIdempotencyKey(req.headers[IDEMPOTENCY_KEY_HEADER]);
-      return this.news.receive({ body, sessionId, idempotencyKey });
+      const ack: NewsAck = await this.news.receive({ body, sessionId, idempotencyKey });
+      writeJson(res, 200, JSON.stringify(ack));
     }
 
     private assertEnabled(): void {

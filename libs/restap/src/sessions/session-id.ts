@@ -1,7 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { SESSION_ID_HEADER, SESSION_ID_PATTERN } from '../restap.constants';
 import { InvalidRequestException, InvalidSessionIdException } from '../exceptions';
+import { randomToken } from './random-token';
 
 /** Where a request's session_id came from. */
 export type SessionIdSource = 'header' | 'query' | 'body';
@@ -45,7 +46,7 @@ export function resolveSessionId(req: Request, body?: unknown, sources: SessionI
 
 /** A new session_id: base64url of 24 random bytes (192 bits; the spec asks at least 122). */
 export function mintSessionId(): string {
-  return randomBytes(24).toString('base64url');
+  return randomToken(24);
 }
 
 /** SHA-256 of a session_id: the only form in which it is stored or compared. */

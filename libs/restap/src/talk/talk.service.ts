@@ -1,7 +1,7 @@
 import { HttpException, Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { randomBytes } from 'node:crypto';
-import { CONTENT_TYPE_JSON, RESTAP_OPTIONS } from '../restap.constants';
+import { RESTAP_OPTIONS } from '../restap.constants';
+import { writeJson } from '../http/restap-json.writer';
 import { RestapRegistry, type RegisteredHandler } from '../discovery/restap.registry';
 import { AgentErrorException, RestapException, ShuttingDownException } from '../exceptions';
 import { AgentTimeoutException } from '../exceptions/agent-timeout.exception';
@@ -11,6 +11,7 @@ import type { TalkContext, TalkChunk } from '../interfaces/talk.interface';
 import { RESTAP_SESSION_STORE, type SessionStore } from '../persistence/session.store';
 import { isStorageError } from '../persistence/storage-errors';
 import { hashSessionId, mintSessionId } from '../sessions/session-id';
+import { randomToken } from '../sessions/random-token';
 import { createTalkContext } from './talk.context';
 import { negotiateTalkFormat, type TalkFormat } from './talk.negotiator';
 import { RESTAP_TALK_NEWS_SOURCE, type TalkNewsSource } from './talk-news.source';
@@ -33,7 +34,10 @@ export interface AcceptedTalk {
   receivedAt: Date;
 }
 
-const newMessageId = (): string => `msg_${randomBytes(12).toString('base64url')}`;
+/** The JSON reply is one of two representations of POST /talk, chosen by Accept. */
+const VARY_ACCEPT = { Vary: 'Accept' };
+
+const newMessageId = (): string => `msg_${randomToken(12)}`;
 
 /**
  * POST /talk: validates and negotiates (synchronously, so every request error is a plain JSON
@@ -135,11 +139,7 @@ export class TalkService {
     await this.record(turn, outcome); // a storage error here is a 503: the turn is not kept
     if (res.destroyed) return;
     const body = { reply: outcome.text, ...(turn.sessionId ? { session_id: turn.sessionId } : {}), message_id: turn.messageId };
-    res.statusCode = 200;
-    res.setHeader('Content-Type', `${CONTENT_TYPE_JSON}; charset=utf-8`);
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('Vary', 'Accept');
-    res.end(JSON.stringify(body));
+    writeJson(res, 200, JSON.stringify(body), VARY_ACCEPT);
   }
 
   /** SSE: message.start at once, then deltas and optional events as produced, then message.end and done. */
@@ -208,10 +208,7 @@ export class TalkService {
       if (!res.writableEnded) res.end();
       return;
     }
-    res.statusCode = status;
-    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    res.setHeader('Content-Type', `${CONTENT_TYPE_JSON}; charset=utf-8`);
-    res.end(JSON.stringify(body));
+    writeJson(res, status, JSON.stringify(body), headers);
   }
 
   /**
