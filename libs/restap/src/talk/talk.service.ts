@@ -27,6 +27,8 @@ export interface AcceptedTalk {
   format: TalkFormat;
   /** The session to continue or the one just minted; undefined when sessions are off. */
   sessionId?: string;
+  /** `hashSessionId(sessionId)`, computed once: the only form storage sees. */
+  keyHash?: Buffer;
   /** True when the client sent the session_id (so there may be history to load). */
   resumed: boolean;
   messageId: string;
@@ -68,7 +70,7 @@ export class TalkService {
     return {
       message,
       format,
-      ...(sessionId ? { sessionId } : {}),
+      ...(sessionId ? { sessionId, keyHash: hashSessionId(sessionId) } : {}),
       resumed: talk.sessions && given !== undefined,
       messageId: newMessageId(),
       userMessageId: newMessageId(),
@@ -112,7 +114,7 @@ export class TalkService {
   private async createContext(turn: AcceptedTalk, req: Request, signal: AbortSignal): Promise<TalkContext> {
     const { talk } = this.options;
     const [history, news] = await Promise.all([
-      turn.resumed && turn.sessionId ? this.store.loadHistory(hashSessionId(turn.sessionId), talk.historyLimit) : [],
+      turn.resumed && turn.keyHash ? this.store.loadHistory(turn.keyHash, talk.historyLimit) : [],
       // A session minted for this turn has no feed yet: read only what every session may see.
       this.newsSource ? this.newsSource.forTalk(turn.resumed ? turn.sessionId : undefined) : [],
     ]);
@@ -173,8 +175,8 @@ export class TalkService {
 
   /** Appends the user message and the reply (with how it ended) to the session, when there is one. */
   private async record(turn: AcceptedTalk, outcome: TalkOutcome): Promise<void> {
-    if (!turn.sessionId) return;
-    await this.store.appendTurns(hashSessionId(turn.sessionId), [
+    if (!turn.keyHash) return;
+    await this.store.appendTurns(turn.keyHash, [
       { role: 'user', content: turn.message, messageId: turn.userMessageId, status: 'complete', createdAt: turn.receivedAt },
       { role: 'assistant', content: outcome.text, messageId: turn.messageId, status: outcome.status, createdAt: new Date() },
     ]);
