@@ -1,10 +1,10 @@
 import { CallHandler, ExecutionContext, Inject, Injectable, Logger, NestInterceptor } from '@nestjs/common';
 import type { Request } from 'express';
-import { randomBytes } from 'node:crypto';
 import { mergeMap, Observable } from 'rxjs';
 import { RESTAP_OPTIONS } from '../restap.constants';
 import { RestapRegistry } from '../discovery/restap.registry';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
+import { randomToken } from '../sessions/random-token';
 import { resolveSessionId } from '../sessions/session-id';
 import { NewsService } from './news.service';
 
@@ -49,7 +49,7 @@ export class NewsJobInterceptor implements NestInterceptor {
     if (sessionId === undefined && this.options.news.scope === 'session') return; // no feed to put it in
     const value = toJson(result);
     const { job_id: ownId, ...rest } = isRecord(value) ? value : { job_id: undefined };
-    const jobId = typeof ownId === 'string' && ownId ? ownId : `job_${randomBytes(9).toString('base64url')}`;
+    const jobId = typeof ownId === 'string' && ownId ? ownId : `job_${randomToken(9)}`;
     const data = { query_id: jobId, result: isRecord(value) ? rest : (value ?? null) };
     try {
       await this.news.publish({ type: 'job.completed', job_id: jobId, query_id: jobId, data }, { sessionId });
