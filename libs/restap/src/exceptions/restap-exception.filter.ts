@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import { RestapException } from './restap.exception';
 import { StorageUnavailableException } from './storage-unavailable.exception';
 import { isStorageError } from '../persistence/storage-errors';
+import { writeJson } from '../http/restap-json.writer';
 
 /** Turns an HTTP status into our snake_case code when a framework exception carries none. */
 const STATUS_CODES: Record<number, string> = {
@@ -36,7 +37,11 @@ export function toErrorBody(error: unknown): { status: number; body: { error: st
   };
 }
 
-/** Exception filter of the module's own routes; the host's other routes keep their own handling. */
+/**
+ * Exception filter of the module's own routes; the host's other routes keep their own handling.
+ * Writes through `writeJson`, like the module's middleware errors and /talk's: the same headers
+ * (`Cache-Control: no-store`) on every error, and no ETag hashed for a body nobody revalidates.
+ */
 @Catch()
 export class RestapExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('Restap');
@@ -52,6 +57,6 @@ export class RestapExceptionFilter implements ExceptionFilter {
       res.end();
       return;
     }
-    res.status(status).set(headers).json(body);
+    writeJson(res, status, JSON.stringify(body), headers);
   }
 }
