@@ -32,16 +32,6 @@ export class RestapDrain implements BeforeApplicationShutdown {
 
   constructor(@Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions) {}
 
-  /** True once shutdown has begun. */
-  get isDraining(): boolean {
-    return this.draining;
-  }
-
-  /** Turns running now. */
-  get running(): number {
-    return this.work.size;
-  }
-
   /** Follows a turn until it is done; a turn that starts after draining began is stopped at once. */
   track(work: DrainableWork): void {
     this.work.add(work);

@@ -18,9 +18,3 @@ export function isStorageError(error: unknown): boolean {
   }
   return false;
 }
-
-/** SQLSTATE 23505: a unique index refused the row. */
-export function isUniqueViolation(error: unknown): boolean {
-  const e = error as { code?: string; driverError?: { code?: string } };
-  return e?.code === '23505' || e?.driverError?.code === '23505';
-}

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { SESSION_ID_HEADER, SESSION_ID_PATTERN } from '../restap.constants';
-import { InvalidRequestException, InvalidSessionIdException } from '../exceptions';
+import { InvalidSessionIdException } from '../exceptions';
 import { randomToken } from './random-token';
 
 /** Where a request's session_id came from. */
@@ -52,11 +52,4 @@ export function mintSessionId(): string {
 /** SHA-256 of a session_id: the only form in which it is stored or compared. */
 export function hashSessionId(sessionId: string): Buffer {
   return createHash('sha256').update(sessionId, 'utf8').digest();
-}
-
-/** Guards helpers that must reject bodies that are not JSON objects. */
-export function assertJsonObject(body: unknown): asserts body is Record<string, unknown> {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) {
-    throw new InvalidRequestException('The request body must be a JSON object.');
-  }
 }
