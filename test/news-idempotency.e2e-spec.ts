@@ -1,27 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { RunningApp, startSample } from './support/sample-app';
+import { useSampleAgent } from './support/sample-app';
 import { newSessionId, postNews } from './fixtures/news-http';
 
 jest.setTimeout(60_000);
 
 describe('POST /news Idempotency-Key: one key, one stored item per feed', () => {
-  let db: TestDatabase;
-  let agent: RunningApp;
+  const agent = useSampleAgent();
   const rowsWithKey = async (key: string): Promise<number> => {
     const rows = (await agent.app.get(DataSource).query(`SELECT count(*)::int AS n FROM restap_news WHERE idempotency_key = $1`, [key])) as Array<{ n: number }>;
     return rows[0].n;
   };
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    agent = await startSample(db.target);
-  });
-  afterAll(async () => {
-    await agent?.close();
-    await db?.drop();
-  });
 
   it('replays the original acknowledgement (same news_id) for the same key and body, storing one row', async () => {
     const key = randomUUID();

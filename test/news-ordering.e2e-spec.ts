@@ -3,8 +3,8 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { APPEND_GLOBAL_SQL, PAGE_ALL_SQL, PAGE_FEED_SQL, recentSql } from '../libs/restap/src/persistence/typeorm-news.store';
 import { LOAD_HISTORY } from '../libs/restap/src/persistence/typeorm-session.store';
-import { createTestDatabase, TestDatabase, usingServer } from './support/test-database';
-import { RunningApp, startSample } from './support/sample-app';
+import { createTestDatabase, usingServer } from './support/test-database';
+import { startSample, useSampleAgent } from './support/sample-app';
 import { newSessionId, readAll } from './fixtures/news-http';
 import { pollUntil, writeConcurrently, WriteLoad } from './fixtures/news-load';
 
@@ -24,17 +24,7 @@ function expectLossless(seen: Seen, load: WriteLoad, extra: string[] = []): void
   }
 }
 
-let db: TestDatabase;
-let agent: RunningApp;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  agent = await startSample(db.target);
-});
-afterAll(async () => {
-  await agent?.close();
-  await db?.drop();
-});
+const agent = useSampleAgent();
 
 describe('Lossless polling: since = the largest timestamp seen never misses or repeats an item', () => {
 
@@ -62,7 +52,7 @@ describe('Lossless polling: since = the largest timestamp seen never misses or r
     let loadFinished = false;
     const load = writeConcurrently(agent.url, 10, 100).finally(() => (loadFinished = true));
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const slow = new Client({ connectionString: db.url });
+    const slow = new Client({ connectionString: agent.db.url });
     await slow.connect();
     await slow.query('BEGIN');
     const held = (await slow.query(APPEND_GLOBAL_SQL, ['global', 1, ['global'], ['late'], ['{"type":"late"}'], [null], [null]])).rows[0] as { id: string };

@@ -1,6 +1,5 @@
 import { formatReport, runConformance, type CheckLevel, type ConformanceReport } from 'restap-client';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
-import { startSample, type RunningApp } from '../support/sample-app';
+import { useSampleAgent } from '../support/sample-app';
 
 jest.setTimeout(120_000);
 
@@ -19,18 +18,11 @@ describe.each([
   ['global', ['news.requirement-declared', 'news.global-without-session']],
   ['session', ['news-session.missing-id-get', 'news-session.missing-id-post', 'news-session.invalid-id', 'news-session.header-precedence']],
 ] as const)('restap check against the sample agent, news.scope "%s"', (newsScope, scopeRules) => {
-  let db: TestDatabase;
-  let agent: RunningApp;
+  const agent = useSampleAgent({ newsScope });
   let report: ConformanceReport;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    agent = await startSample(db.target, { newsScope });
     report = await runConformance(agent.url, { timeoutMs: 30_000 });
-  });
-  afterAll(async () => {
-    await agent?.close();
-    await db?.drop();
   });
 
   it('passes every MUST rule: zero MUST failures, report.ok', () => {

@@ -1,6 +1,5 @@
 import { RestapClient, RestapError, type FetchLike, type NewsItem, type TalkEvent } from 'restap-client';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
-import { startSample, useSampleAgent, type RunningApp } from '../support/sample-app';
+import { useSampleAgent } from '../support/sample-app';
 import { eventually, storedTurns } from '../fixtures/talk-app';
 
 jest.setTimeout(120_000);
@@ -33,20 +32,11 @@ function recordingFetch(rewrite?: (url: string, body: unknown) => unknown): { fe
 }
 
 describe('RestapClient against the sample agent (real HTTP, PostgreSQL)', () => {
-  let db: TestDatabase;
-  let agent: RunningApp;
+  const agent = useSampleAgent({ newsScope: 'global' });
   let client: RestapClient;
 
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    agent = await startSample(db.target, { newsScope: 'global' });
-  });
   beforeEach(async () => {
     client = await RestapClient.discover(agent.url);
-  });
-  afterAll(async () => {
-    await agent?.close();
-    await db?.drop();
   });
 
   it('discovers the sample: agent, talk with SSE and sessions, global news, text capabilities, packages', () => {

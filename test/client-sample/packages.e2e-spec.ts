@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { RestapClient, skillName, type CatalogPackage } from 'restap-client';
 import { SAMPLE_PACKAGES } from '../../apps/sample-agent/src/sample.packages';
 import { renderSampleSkill, SAMPLE_PLUGIN_DIR } from '../../scripts/sample-skill';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
-import { startSample, type RunningApp } from '../support/sample-app';
+import { useSampleAgent } from '../support/sample-app';
 
 jest.setTimeout(120_000);
 
@@ -12,18 +11,11 @@ const ROOT = join(__dirname, '..', '..');
 const readJson = (path: string): Record<string, unknown> => JSON.parse(readFileSync(path, 'utf8'));
 
 describe('Optional Packages: what the sample advertises exists in this repository (spec, "Optional Packages")', () => {
-  let db: TestDatabase;
-  let agent: RunningApp;
+  const agent = useSampleAgent();
   let packages: CatalogPackage[];
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    agent = await startSample(db.target);
     packages = (await RestapClient.discover(agent.url)).catalog.packages ?? [];
-  });
-  afterAll(async () => {
-    await agent?.close();
-    await db?.drop();
   });
 
   const byType = (type: string): CatalogPackage => {

@@ -1,6 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
-import { startSample, type RunningApp } from '../support/sample-app';
+import { useSampleAgent } from '../support/sample-app';
 import { contractViolation, rawRequest, type RawRequest } from './support/raw-http';
 
 // Issue 6, "Tests must show": a bad-input corpus over every module route — never 5xx, never HTML,
@@ -77,18 +76,8 @@ const ACCEPTS = ['', '*/*', 'text/html', 'application/xml', 'image/*', 'text/eve
 const QUERIES = ['since=1&since=2', 'limit=1&limit=2', `session_id=${SESSION}&session_id=${SESSION}x`, 'since=-1', 'since=1e3', 'since=99999999999999999999', 'limit=0', 'limit=abc', 'since[]=1', 'since=%ZZ', 'session_id=', 'session_id=%00%00%00%00%00%00%00%00%00%00%00%00%00%00%00%00', `limit=${'9'.repeat(500)}`];
 
 describe.each(['global', 'session'] as const)('issue 6, item 1 — one error shape on every module route (news scope %s)', (scope) => {
-  let db: TestDatabase;
-  let agent: RunningApp;
+  const agent = useSampleAgent({ bench: true, newsScope: scope });
   const session: Record<string, string> = scope === 'session' ? { 'Restap-Session-Id': SESSION } : {};
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    agent = await startSample(db.target, { bench: true, newsScope: scope });
-  });
-  afterAll(async () => {
-    await agent?.close();
-    await db?.drop();
-  });
 
   const send = (req: RawRequest) => rawRequest(agent.url, req);
   const expectContract = async (req: RawRequest): Promise<number> => {
