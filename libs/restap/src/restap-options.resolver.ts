@@ -2,8 +2,8 @@ import { CAPABILITY_ID_PATTERN } from './restap.constants';
 import { RestapBootstrapError } from './discovery/restap-bootstrap.error';
 import type { ResolvedRestapOptions, RestapCorsOptions, RestapModuleOptions, RestapRateLimitOptions } from './interfaces/restap-options.interface';
 
-const positiveInt = (value: unknown, field: string): void => {
-  if (value !== undefined && (!Number.isInteger(value) || (value as number) <= 0)) {
+const positiveInt = (value: unknown, field: string, required = false): void => {
+  if ((required || value !== undefined) && (!Number.isInteger(value) || (value as number) <= 0)) {
     throw new RestapBootstrapError(`RestapModule option ${field} must be a positive integer, got ${JSON.stringify(value)}.`);
   }
 };
@@ -34,23 +34,27 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
   }
   const talk = options.talk === false ? undefined : (options.talk ?? {});
   const news = options.news === false ? undefined : (options.news ?? {});
-  for (const [section, values] of Object.entries({ talk, news, limits: options.limits })) {
-    for (const [field, value] of Object.entries(values ?? {})) {
-      if (/(Length|Limit|Ms|Bytes|limit)$/.test(field)) positiveInt(value, `${section}.${field}`);
-    }
-  }
+  for (const [field, value] of Object.entries({
+    'talk.maxMessageLength': talk?.maxMessageLength,
+    'talk.historyLimit': talk?.historyLimit,
+    'talk.heartbeatMs': talk?.heartbeatMs,
+    'talk.timeoutMs': talk?.timeoutMs,
+    'talk.maxStreams': talk?.maxStreams,
+    'talk.maxStreamsPerClient': talk?.maxStreamsPerClient,
+    'news.maxTypeLength': news?.maxTypeLength,
+    'news.defaultLimit': news?.defaultLimit,
+    'news.maxLimit': news?.maxLimit,
+    'news.contextLimit': news?.contextLimit,
+    'limits.bodyBytes': options.limits?.bodyBytes,
+    'limits.maxJsonDepth': options.limits?.maxJsonDepth,
+    shutdownGraceMs: options.shutdownGraceMs,
+  })) positiveInt(value, field);
   if (news?.scope !== undefined && news.scope !== 'global' && news.scope !== 'session') {
     throw new RestapBootstrapError(`RestapModule option news.scope must be 'global' or 'session', got ${JSON.stringify(news.scope)}.`);
   }
   for (const event of talk?.events ?? []) {
     if (!CAPABILITY_ID_PATTERN.test(event)) throw new RestapBootstrapError(`RestapModule option talk.events has an invalid event name ${JSON.stringify(event)}.`);
   }
-  for (const [field, value] of Object.entries({
-    'talk.maxStreams': talk?.maxStreams,
-    'talk.maxStreamsPerClient': talk?.maxStreamsPerClient,
-    'limits.maxJsonDepth': options.limits?.maxJsonDepth,
-    shutdownGraceMs: options.shutdownGraceMs,
-  })) positiveInt(value, field);
   const rateLimit = resolveRateLimit(options.rateLimit);
   const cors = resolveCors(options.cors, news?.scope ?? 'global');
   const maxLimit = news?.maxLimit ?? 1000;
@@ -99,11 +103,7 @@ function resolveRateLimit(value: RestapModuleOptions['rateLimit']): RestapRateLi
   if (!value || typeof value !== 'object') {
     throw new RestapBootstrapError('RestapModule option rateLimit must be { limit, ttlMs } or false.');
   }
-  for (const field of ['limit', 'ttlMs'] as const) {
-    if (!Number.isInteger(value[field]) || value[field] <= 0) {
-      throw new RestapBootstrapError(`RestapModule option rateLimit.${field} must be a positive integer, got ${JSON.stringify(value[field])}.`);
-    }
-  }
+  for (const field of ['limit', 'ttlMs'] as const) positiveInt(value[field], `rateLimit.${field}`, true);
   return { ...value };
 }
 
