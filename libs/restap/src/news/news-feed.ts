@@ -1,5 +1,5 @@
 import { hashSessionId } from '../sessions/session-id';
-import { GLOBAL_SEQUENCE } from '../persistence/typeorm-news.store';
+import { GLOBAL_SEQUENCE } from '../persistence/news.store';
 
 /** Feed of items posted without a session. */
 export const GLOBAL_FEED = 'global';

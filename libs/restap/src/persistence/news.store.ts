@@ -1,3 +1,6 @@
+/** The sequence shared by every feed in global scope (`NewsAppend.sequence`, `NewsPageQuery.sequence`). */
+export const GLOBAL_SEQUENCE = 'global';
+
 /** One item to append to a feed. */
 export interface NewsAppend {
   /** 'global', or the hex SHA-256 of the session the item belongs to (see `feedOf`). */

@@ -1,10 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { RestapSql, statement, type RestapStatement } from './restap-sql';
 import { isStorageError } from './storage-errors';
-import { NewsAppend, NewsAppendResult, NewsPageQuery, NewsPageRows, NewsStore, StoredNews } from './news.store';
-
-/** The sequence shared by every feed in global scope. */
-export const GLOBAL_SEQUENCE = 'global';
+import { GLOBAL_SEQUENCE, NewsAppend, NewsAppendResult, NewsPageQuery, NewsPageRows, NewsStore, StoredNews } from './news.store';
 
 /*
  * Lossless ordering. Every append is ONE autocommit statement: the CTE upserts the sequence row,
