@@ -17,7 +17,6 @@ const INTERNAL_OPTION_KEYS = new Set(['id', 'title', 'description', 'output', 'i
  */
 @Injectable()
 export class CatalogService implements OnApplicationBootstrap {
-  private catalog?: RestapCatalog;
   private serialized?: { bytes: Buffer; etag: string };
 
   constructor(
@@ -37,8 +36,7 @@ export class CatalogService implements OnApplicationBootstrap {
   /** The exact bytes served and their strong ETag. */
   serialize(): { bytes: Buffer; etag: string } {
     if (!this.serialized) {
-      this.catalog = this.build();
-      const bytes = Buffer.from(JSON.stringify(this.catalog), 'utf8');
+      const bytes = Buffer.from(JSON.stringify(this.build()), 'utf8');
       const etag = `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
       this.serialized = { bytes, etag };
     }
