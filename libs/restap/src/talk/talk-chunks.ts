@@ -57,7 +57,7 @@ function fromPromise(promise: PromiseLike<unknown>): ChunkSource {
   let opening: Promise<ChunkSource> | undefined;
   const open = (): Promise<ChunkSource> =>
     (opening ??= Promise.resolve(promise).then((value) => {
-      inner = typeof value === 'string' ? fromValues([value]) : openChunkSource(value);
+      inner = openChunkSource(value);
       if (cancelled) inner.cancel();
       return inner;
     }));
