@@ -5,11 +5,11 @@ import { locateCatalog, type CatalogLocation } from './catalog/catalog.location'
 import { findNewsRead, findNewsWrite, findTalk, sessionRequired, streamingAdvertised } from './catalog/catalog.lookup';
 import { validateCatalog } from './catalog/catalog.validator';
 import { RestapError } from './errors/restap.error';
-import { errorFromResponse, mediaTypeOf, readText, Transport } from './http/transport';
+import { createTransport, errorFromResponse, mediaTypeOf, readText, type Transport } from './http/transport';
 import type { CatalogCapability, RestapCatalog } from './interfaces/catalog.interface';
-import type { FetchLike, RestapClientOptions } from './interfaces/options.interface';
+import type { RestapClientOptions } from './interfaces/options.interface';
 import { NewsClient, sessionHeader } from './news/news.client';
-import { ACCEPT_STREAM_OR_JSON, CONTENT_TYPE_JSON, DEFAULT_NEWS_PATH, DEFAULT_TALK_PATH, DEFAULT_TIMEOUT_MS } from './restap.constants';
+import { ACCEPT_STREAM_OR_JSON, CONTENT_TYPE_JSON, DEFAULT_NEWS_PATH, DEFAULT_TALK_PATH } from './restap.constants';
 import type { TalkOptions } from './talk/talk.options';
 import { openTalk } from './talk/talk.request';
 import { TalkStream, type TalkResult } from './talk/talk.stream';
@@ -44,7 +44,7 @@ export class RestapClient {
     const where = typeof location === 'string' ? locateCatalog(location) : location;
     this.baseUrl = where.baseUrl;
     this.catalogUrl = where.catalogUrl;
-    this.transport = new Transport(where.baseUrl, resolveFetch(opts.fetch), opts.headers ?? {}, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    this.transport = createTransport(where.baseUrl, opts);
     this.capabilities = new Map(catalog.capabilities.map((c) => [c.id, c]));
     this.sessionId_ = opts.sessionId;
     const newsRead = findNewsRead(catalog);
@@ -64,8 +64,7 @@ export class RestapClient {
    */
   static async discover(url: string, opts: RestapClientOptions = {}): Promise<RestapClient> {
     const location = locateCatalog(url);
-    const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const transport = new Transport(location.baseUrl, resolveFetch(opts.fetch), opts.headers ?? {}, timeoutMs);
+    const transport = createTransport(location.baseUrl, opts);
     const response = await transport.send({
       method: 'GET',
       endpoint: location.catalogUrl,
@@ -80,7 +79,7 @@ export class RestapClient {
         cause,
       });
     }
-    const text = await readText(response, timeoutMs);
+    const text = await readText(response, transport.timeoutMs);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text) as unknown;
@@ -181,11 +180,4 @@ export class RestapClient {
       },
     );
   }
-}
-
-function resolveFetch(fetchFn: FetchLike | undefined): FetchLike {
-  if (fetchFn) return fetchFn;
-  if (typeof globalThis.fetch !== 'function') throw new RestapError('network_error', 'No global fetch: pass opts.fetch');
-  // Bound so browsers do not throw "Illegal invocation" when fetch is called as a method.
-  return globalThis.fetch.bind(globalThis);
 }

@@ -1,10 +1,10 @@
 import { locateCatalog } from '../catalog/catalog.location';
 import { isRecord } from '../catalog/catalog.validator';
 import { RestapError } from '../errors/restap.error';
-import { Transport } from '../http/transport';
+import { createTransport } from '../http/transport';
 import type { RestapCatalog } from '../interfaces/catalog.interface';
 import type { FetchLike } from '../interfaces/options.interface';
-import { CONTENT_TYPE_JSON, DEFAULT_TIMEOUT_MS } from '../restap.constants';
+import { CONTENT_TYPE_JSON } from '../restap.constants';
 import { CheckContext } from './check.context';
 import { CheckFailure, CheckSkipped, type CheckDefinition, type CheckResult, type ConformanceReport } from './check.types';
 import { CONFORMANCE_CHECKS } from './checks';
@@ -36,9 +36,8 @@ export interface ConformanceOptions {
  */
 export async function runConformance(url: string, opts: ConformanceOptions = {}): Promise<ConformanceReport> {
   const location = locateCatalog(url);
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const fetchFn = opts.fetch ?? globalThis.fetch.bind(globalThis);
-  const transport = new Transport(location.baseUrl, fetchFn, opts.headers ?? {}, timeoutMs);
+  const transport = createTransport(location.baseUrl, opts);
+  const { timeoutMs } = transport;
 
   const catalogProbe = await new CheckContext({} as RestapCatalog, location, transport, timeoutMs).request({
     method: 'GET',

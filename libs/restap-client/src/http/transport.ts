@@ -1,6 +1,6 @@
 import { RestapError } from '../errors/restap.error';
-import type { FetchLike } from '../interfaces/options.interface';
-import { CONTENT_TYPE_JSON } from '../restap.constants';
+import type { FetchLike, RestapClientOptions } from '../interfaces/options.interface';
+import { CONTENT_TYPE_JSON, DEFAULT_TIMEOUT_MS } from '../restap.constants';
 import { combineSignals, toRestapError } from './abort';
 import { parseRetryAfter } from './retry';
 
@@ -63,6 +63,18 @@ export class Transport {
     if (!response.ok) throw await errorFromResponse(response);
     return readJson(response, request.timeoutMs ?? this.timeoutMs);
   }
+}
+
+/** A transport from the client's options; the fetch and deadline defaults are resolved here only. */
+export function createTransport(baseUrl: string, opts: Pick<RestapClientOptions, 'fetch' | 'headers' | 'timeoutMs'>): Transport {
+  return new Transport(baseUrl, resolveFetch(opts.fetch), opts.headers ?? {}, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+}
+
+function resolveFetch(fetchFn: FetchLike | undefined): FetchLike {
+  if (fetchFn) return fetchFn;
+  if (typeof globalThis.fetch !== 'function') throw new RestapError('network_error', 'No global fetch: pass opts.fetch');
+  // Bound so browsers do not throw "Illegal invocation" when fetch is called as a method.
+  return globalThis.fetch.bind(globalThis);
 }
 
 /** The media type of a response, lower-cased and without parameters. */
