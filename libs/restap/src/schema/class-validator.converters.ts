@@ -13,11 +13,17 @@ interface Meta {
 const ISO_DATE_OR_DATE_TIME = { oneOf: [{ type: 'string', format: 'date' }, { type: 'string', format: 'date-time' }] };
 
 /** JSON type of a list of constants, or undefined when they mix types. */
-export function typeOfValues(values: unknown[]): string | undefined {
+function typeOfValues(values: unknown[]): string | undefined {
   const types = new Set(values.map((v) => (typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v)));
   if (types.size === 2 && types.has('integer') && types.has('number')) return 'number';
   const [only] = types;
   return types.size === 1 && ['string', 'integer', 'number', 'boolean'].includes(only) ? only : undefined;
+}
+
+/** `{ type, enum }` for a list of constants; just `{ enum }` when they mix types. */
+export function enumSchema(values: unknown[]): JsonSchema {
+  const type = typeOfValues(values);
+  return type ? { type, enum: values } : { enum: values };
 }
 
 /** The values of a TypeScript enum, without the reverse mappings of its numeric members. */
@@ -58,17 +64,9 @@ export function restapConverters(refName: (type: Type<unknown>) => string, prefi
     // 'url' is not a JSON Schema format; 'uri' is.
     isUrl: { type: 'string', format: 'uri' },
     // Was always type 'string' and listed the reverse mappings of numeric enums.
-    isEnum: (meta: Meta) => {
-      const values = enumValues(meta.constraints[0] as Record<string, unknown>);
-      const type = typeOfValues(values);
-      return type ? { type, enum: values } : { enum: values };
-    },
+    isEnum: (meta: Meta) => enumSchema(enumValues(meta.constraints[0] as Record<string, unknown>)),
     // Mixed-type lists gave no schema at all.
-    isIn: (meta: Meta) => {
-      const values = meta.constraints[0] as unknown[];
-      const type = typeOfValues(values);
-      return type ? { type, enum: values } : { enum: values };
-    },
+    isIn: (meta: Meta) => enumSchema(meta.constraints[0] as unknown[]),
     // A string pattern was dropped (only RegExp#source was read).
     matches: (meta: Meta) => {
       const pattern = meta.constraints[0];

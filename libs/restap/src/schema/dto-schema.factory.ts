@@ -2,7 +2,7 @@ import type { Type } from '@nestjs/common';
 import { getMetadataStorage } from 'class-validator';
 import { targetConstructorToSchema } from 'class-validator-jsonschema';
 import type { JsonSchema } from '../interfaces/catalog.interface';
-import { restapConverters, typeOfValues } from './class-validator.converters';
+import { enumSchema, restapConverters } from './class-validator.converters';
 
 // class-transformer keeps @Type() metadata in a storage it exports only from this deep path.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -123,10 +123,7 @@ export class DtoSchemaFactory {
   }
 
   private fromSwaggerType(meta: Record<string, unknown>, dto: Type<unknown>, name: string): JsonSchema {
-    if (Array.isArray(meta.enum)) {
-      const type = typeOfValues(meta.enum);
-      return type ? { type, enum: meta.enum } : { enum: meta.enum };
-    }
+    if (Array.isArray(meta.enum)) return enumSchema(meta.enum);
     if (meta.type === 'array' && meta.items) return { type: 'array', items: meta.items };
     if (typeof meta.type === 'string') return { type: meta.type };
     let declared = typeof meta.type === 'function' ? meta.type : Reflect.getMetadata('design:type', dto.prototype, name);
