@@ -2,8 +2,8 @@ import compression from 'compression';
 import { ArgumentsHost, CallHandler, Catch, ExceptionFilter, ExecutionContext, Injectable, NestInterceptor, ValidationPipe } from '@nestjs/common';
 import type { Response } from 'express';
 import { map, timeout, type Observable } from 'rxjs';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { startTalkFixture, temporaryDataDir, TalkFixture } from './fixtures/talk-app';
+import { useTestDatabase } from './support/test-database';
+import { startTalkFixture, TalkFixture } from './fixtures/talk-app';
 import { eventsOnly, openTalkStream, postTalk } from './fixtures/talk-sse';
 
 type Expect = 'json' | 'sse' | 406;
@@ -79,16 +79,7 @@ class HostErrorFilter implements ExceptionFilter {
 }
 
 describe('POST /talk content negotiation (spec, "Content negotiation")', () => {
-  let db: TestDatabase;
-  const dataDir = temporaryDataDir();
-
-  beforeAll(async () => {
-    db = await createTestDatabase({ dataDir: dataDir.dir });
-  });
-  afterAll(async () => {
-    await db?.drop();
-    dataDir.remove();
-  });
+  const db = useTestDatabase({ onDisk: true });
 
   describe('with streaming on (the default)', () => {
     let app: TalkFixture;

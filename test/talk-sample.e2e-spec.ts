@@ -1,8 +1,8 @@
 import { SYSTEM_PROMPT } from '../apps/sample-agent/src/app.module';
-import { createTestDatabase, TestDatabase } from './support/test-database';
+import { useTestDatabase } from './support/test-database';
 import { RunningApp, startSample } from './support/sample-app';
 import { FakeLlm, startFakeLlm } from './support/fake-llm';
-import { eventually, storedTurns, temporaryDataDir } from './fixtures/talk-app';
+import { eventually, storedTurns } from './fixtures/talk-app';
 import { eventsOnly, openTalkStream, postTalk } from './fixtures/talk-sse';
 
 // Jest ignores the e2e project's testTimeout; PGlite alone can take 8 s to start.
@@ -24,16 +24,7 @@ const deltas = (frames: Awaited<ReturnType<typeof eventsOnly>>): string[] =>
   frames.filter((f) => f.event === 'message.delta').map((f) => f.data?.text as string);
 
 describe('Sample agent /talk', () => {
-  let db: TestDatabase;
-  const dataDir = temporaryDataDir();
-
-  beforeAll(async () => {
-    db = await createTestDatabase({ dataDir: dataDir.dir });
-  });
-  afterAll(async () => {
-    await db?.drop();
-    dataDir.remove();
-  });
+  const db = useTestDatabase({ onDisk: true });
 
   describe('offline (no LLM_BASE_URL)', () => {
     let agent: RunningApp;

@@ -3,8 +3,8 @@ import { RestapBootstrapError, SESSION_ID_PATTERN } from 'nestjs-restap';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { RestapSql, type RestapStatement } from '../libs/restap/src/persistence/restap-sql';
-import { createTestDatabase, TestDatabase, usingServer } from './support/test-database';
-import { CapturingLogger, createTalkApp, startTalkFixture, storedTurns, TalkFixture, temporaryDataDir } from './fixtures/talk-app';
+import { usingServer, useTestDatabase } from './support/test-database';
+import { CapturingLogger, createTalkApp, startTalkFixture, storedTurns, TalkFixture } from './fixtures/talk-app';
 import { eventsOnly, openTalkStream, postTalk } from './fixtures/talk-sse';
 
 // Jest ignores the e2e project's testTimeout; PGlite alone can take 8 s to start.
@@ -22,17 +22,8 @@ const countRows = async (app: TalkFixture): Promise<number> => {
 };
 
 describe('Sessions on /talk (spec, "Sessions (optional)")', () => {
-  let db: TestDatabase;
-  const dataDir = temporaryDataDir(); // the embedded database must survive a restart
+  const db = useTestDatabase({ onDisk: true }); // the embedded database must survive a restart
   let sessionId: string;
-
-  beforeAll(async () => {
-    db = await createTestDatabase({ dataDir: dataDir.dir });
-  });
-  afterAll(async () => {
-    await db?.drop();
-    dataDir.remove();
-  });
 
   describe('history continuity, stored in Postgres', () => {
     let app: TalkFixture;

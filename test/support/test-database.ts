@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import type { DatabaseTarget } from '../../apps/sample-agent/src/database/database.options';
 
@@ -35,6 +38,35 @@ export async function createTestDatabase(opts: { dataDir?: string } = {}): Promi
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();
     },
+  };
+}
+
+/**
+ * Registers beforeAll/afterAll that give the enclosing `describe` a database of its own (dropped
+ * afterwards), for apps its nested describes start and close; returns a handle to it. `onDisk`
+ * keeps the embedded database in a temporary folder, so it outlives one app (ignored with a server).
+ *
+ * @example
+ * const db = useTestDatabase({ onDisk: true });
+ * describe('…', () => { beforeAll(async () => { app = await startTalkFixture(db.target); }); });
+ */
+export function useTestDatabase(opts: { onDisk?: boolean } = {}): Omit<TestDatabase, 'drop'> {
+  const dataDir = opts.onDisk ? mkdtempSync(join(tmpdir(), 'restap-test-db-')) : undefined;
+  let db: TestDatabase | undefined;
+  beforeAll(async () => {
+    db = await createTestDatabase({ dataDir });
+  });
+  afterAll(async () => {
+    await db?.drop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+  const created = (): TestDatabase => {
+    if (!db) throw new Error('useTestDatabase(): the database is created in beforeAll; use the handle inside hooks and tests.');
+    return db;
+  };
+  return {
+    get target() { return created().target; },
+    get url() { return created().url; },
   };
 }
 
