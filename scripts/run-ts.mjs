@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs a TypeScript file of this repository in-process, no build: compiles each .ts file on load
-// with @swc/core (the same decorator settings as jest.config.js) and maps the `nestjs-restap` and
+// with @swc/core (test/support/swc.options.js, as Jest does) and maps the `nestjs-restap` and
 // `restap-client` imports to their sources, as tsconfig.json "paths" and Jest do; then awaits the
 // file's exported `main(args)`, if it has one, and exits with the number it returns.
 //   node scripts/run-ts.mjs <file.ts> [args...]
@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
 const swc = require('@swc/core');
+const SWC_OPTIONS = require('./test/support/swc.options.js');
 
 const SOURCES = { 'nestjs-restap': join(root, 'libs/restap/src'), 'restap-client': join(root, 'libs/restap-client/src') };
 const resolveFilename = Module._resolveFilename;
@@ -22,17 +23,7 @@ Module._resolveFilename = function (request, ...rest) {
 };
 
 Module._extensions['.ts'] = (module, filename) => {
-  const { code } = swc.transformSync(readFileSync(filename, 'utf8'), {
-    filename,
-    sourceMaps: 'inline',
-    jsc: {
-      parser: { syntax: 'typescript', decorators: true },
-      transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: true },
-      target: 'es2023',
-      keepClassNames: true,
-    },
-    module: { type: 'commonjs' },
-  });
+  const { code } = swc.transformSync(readFileSync(filename, 'utf8'), { ...SWC_OPTIONS, filename });
   module._compile(code, filename);
 };
 

@@ -1,7 +1,8 @@
 'use strict';
-// How the repository's TypeScript is compiled outside `nest build`: by Jest (@swc/jest) and by
-// child processes started from tests (test/reliability/support/swc-register.js). One place, so
-// both see the same decorator settings (legacy decorators + metadata, as Nest needs).
+// How the repository's TypeScript is compiled outside `nest build`: by Jest (@swc/jest), by
+// child processes started from tests (test/reliability/support/swc-register.js) and by
+// scripts/run-ts.mjs. One place, so all see the same decorator settings (legacy decorators +
+// metadata, as Nest needs).
 module.exports = {
   jsc: {
     parser: { syntax: 'typescript', decorators: true },
