@@ -18,6 +18,11 @@ export class NewsDispatcher implements BeforeApplicationShutdown {
 
   constructor(private readonly registry: RestapRegistry) {}
 
+  /** False when no `@News()` handler is registered: then there is no item to build. */
+  get hasHandlers(): boolean {
+    return this.registry.getNewsHandlers().length > 0;
+  }
+
   /** Starts every handler on its own copy of the item; resolves when all have settled. */
   dispatch(item: NewsItem, context: NewsHandlerContext): Promise<void> {
     const runs = this.registry.getNewsHandlers().map((handler) => this.track(this.run(handler, item, context)));

@@ -62,7 +62,8 @@ export class NewsService implements TalkNewsSource {
       requestHash: request.idempotencyKey === undefined ? undefined : requestHash(fields),
     });
     if (result.outcome === 'conflict') throw new IdempotencyKeyReusedException();
-    if (result.outcome === 'created') {
+    // Without handlers, skip building (and parsing) the item on every POST.
+    if (result.outcome === 'created' && this.dispatcher.hasHandlers) {
       const item = toNewsItem({ id: result.id, ts: result.ts, body });
       void this.dispatcher.dispatch(item, request.sessionId === undefined ? {} : { sessionId: request.sessionId });
     }
