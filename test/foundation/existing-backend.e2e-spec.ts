@@ -1,4 +1,5 @@
-import { boot, BootedApp } from './support/boot';
+import type { RunningApp } from '../support/sample-app';
+import { boot } from './support/boot';
 import { FixtureDatabase, openFixtureDatabase } from './support/fixture-database';
 import { BackendModule, configureBackend } from './fixtures/existing-backend/backend.app';
 
@@ -28,7 +29,7 @@ describe('An existing Nest backend gains RESTAP by adding the module and decorat
   let db: FixtureDatabase;
   let before: Answer[];
   let beforeTables: string[];
-  let after: BootedApp;
+  let after: RunningApp;
 
   const tables = async () => (await db.query<{ tablename: string }>(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`)).map((t) => t.tablename);
 

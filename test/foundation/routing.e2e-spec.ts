@@ -1,6 +1,7 @@
 import { VersioningType } from '@nestjs/common';
 import { RESTAP_MIGRATIONS } from 'nestjs-restap';
-import { boot, BootedApp } from './support/boot';
+import type { RunningApp } from '../support/sample-app';
+import { boot } from './support/boot';
 import { FixtureDatabase, openFixtureDatabase } from './support/fixture-database';
 import { RoutingAppModule } from './fixtures/routing/routing.app';
 
@@ -11,7 +12,7 @@ interface Capability { id: string; method: string; endpoint: string; parameters?
 
 describe('Discovery follows Nest routing: global prefix, URI versioning, RouterModule, route params', () => {
   let db: FixtureDatabase;
-  let agent: BootedApp;
+  let agent: RunningApp;
   let byId: Record<string, Capability>;
 
   beforeAll(async () => {

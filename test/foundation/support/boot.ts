@@ -1,24 +1,15 @@
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import type { AddressInfo } from 'node:net';
-
-export interface BootedApp {
-  app: NestExpressApplication;
-  /** http://127.0.0.1:<port> */
-  url: string;
-  close(): Promise<void>;
-}
+import { listen, type RunningApp } from '../../support/sample-app';
 
 type Configure = (app: INestApplication) => void;
 
 /** Creates `module` as a real Express app, applies `configure` (prefix, versioning…) and listens on a free loopback port. */
-export async function boot(module: unknown, configure: Configure = () => undefined): Promise<BootedApp> {
+export async function boot(module: unknown, configure: Configure = () => undefined): Promise<RunningApp> {
   const app = await NestFactory.create<NestExpressApplication>(module as never, { logger: false, abortOnError: false });
   configure(app);
-  await app.listen(0, '127.0.0.1');
-  const { port } = app.getHttpServer().address() as AddressInfo;
-  return { app, url: `http://127.0.0.1:${port}`, close: () => app.close() };
+  return listen(app);
 }
 
 /** The error that stops `module` from starting (creation or init), or undefined when it starts. */
