@@ -3,7 +3,7 @@ import { RESTAP_OPTIONS } from '../restap.constants';
 import { IdempotencyKeyReusedException, MissingSessionIdException } from '../exceptions';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import type { NewsAck, NewsItem } from '../interfaces/news.interface';
-import { NewsStore, StoredNews } from '../persistence/news.store';
+import { NewsStore } from '../persistence/news.store';
 import { parseSessionId } from '../sessions/session-id';
 import type { TalkNewsSource } from '../talk/talk-news.source';
 import { feedOf, GLOBAL_FEED, sequenceOf } from './news-feed';
@@ -120,9 +120,10 @@ export class NewsService implements TalkNewsSource {
   async forTalk(sessionId: string | undefined): Promise<NewsItem[]> {
     const { enabled, scope, contextLimit } = this.options.news;
     if (!enabled) return [];
-    const feeds = [...(scope === 'global' ? [GLOBAL_FEED] : []), ...(sessionId === undefined ? [] : [feedOf(sessionId)])];
+    const feeds = scope === 'global' ? [GLOBAL_FEED] : [];
+    if (sessionId !== undefined) feeds.push(feedOf(sessionId));
     if (!feeds.length) return [];
-    const rows: StoredNews[] = await this.store.recent(feeds, contextLimit);
+    const rows = await this.store.recent(feeds, contextLimit);
     return rows.map(toNewsItem);
   }
 
