@@ -1,8 +1,9 @@
 import type { EventSourceMessage } from 'eventsource-parser';
+import type { CatalogLocation } from '../catalog/catalog.location';
 import { isRecord } from '../catalog/catalog.validator';
 import { toRestapError } from '../http/abort';
 import { mediaTypeOf, type QueryParams, type Transport } from '../http/transport';
-import { CONTENT_TYPE_SSE } from '../restap.constants';
+import { CONTENT_TYPE_JSON, CONTENT_TYPE_SSE } from '../restap.constants';
 import { readSseFrames } from '../talk/sse.reader';
 
 /** A request the checker sends exactly as described (no client conveniences added). */
@@ -26,6 +27,11 @@ export interface Probe {
   json?: unknown;
   /** SSE frames up to and including `done`, when the response is `text/event-stream`. */
   frames?: EventSourceMessage[];
+}
+
+/** GET of the catalog: the runner sends it once, and discovery.* judge that same exchange. */
+export function catalogRequest(location: CatalogLocation): ProbeRequest {
+  return { method: 'GET', endpoint: location.catalogUrl, headers: { Accept: CONTENT_TYPE_JSON } };
 }
 
 /**

@@ -4,8 +4,8 @@ import { RestapError } from '../errors/restap.error';
 import { createTransport } from '../http/transport';
 import type { RestapCatalog } from '../interfaces/catalog.interface';
 import type { FetchLike } from '../interfaces/options.interface';
-import { CONTENT_TYPE_JSON } from '../restap.constants';
 import { CheckContext } from './check.context';
+import { catalogRequest, sendProbe } from './check.probe';
 import { CheckFailure, CheckSkipped, type CheckDefinition, type CheckResult, type ConformanceReport } from './check.types';
 import { CONFORMANCE_CHECKS } from './checks';
 
@@ -39,11 +39,7 @@ export async function runConformance(url: string, opts: ConformanceOptions = {})
   const transport = createTransport(location.baseUrl, opts);
   const { timeoutMs } = transport;
 
-  const catalogProbe = await new CheckContext({} as RestapCatalog, location, transport, timeoutMs).request({
-    method: 'GET',
-    endpoint: location.catalogUrl,
-    headers: { Accept: CONTENT_TYPE_JSON },
-  });
+  const catalogProbe = await sendProbe(transport, catalogRequest(location), timeoutMs);
   const found = catalogProbe.status === 200 && isRecord(catalogProbe.json);
   // Possibly malformed: every rule reads it defensively, and discovery.* reports what is wrong.
   const catalog = (found ? catalogProbe.json : {}) as RestapCatalog;

@@ -4,7 +4,7 @@ import { SchemaValidator } from '../../capabilities/schema.validator';
 import type { RestapCatalog } from '../../interfaces/catalog.interface';
 import { CATALOG_PATH, CONTENT_TYPE_SSE, SSE_REQUIRED_EVENTS } from '../../restap.constants';
 import type { CheckContext } from '../check.context';
-import { describe } from '../check.probe';
+import { catalogRequest, describe } from '../check.probe';
 import type { CheckDefinition } from '../check.types';
 
 const always = (): boolean => true;
@@ -15,7 +15,7 @@ function capabilityRecords(catalog: RestapCatalog): Record<string, unknown>[] {
 
 /** The raw catalog exchange, fetched once by the runner and shared here. */
 async function catalogProbe(ctx: CheckContext) {
-  return ctx.once('catalog', () => ctx.request({ method: 'GET', endpoint: ctx.location.catalogUrl, headers: { Accept: 'application/json' } }));
+  return ctx.once('catalog', () => ctx.request(catalogRequest(ctx.location)));
 }
 
 /** Spec, "High Level Architecture" and "The Catalog Document". */
