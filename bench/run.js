@@ -11,7 +11,7 @@
 const { execSync } = require('node:child_process');
 const http = require('node:http');
 const os = require('node:os');
-const { writeFileSync } = require('node:fs');
+const { existsSync, readFileSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
 const load = require('./lib/load');
 const sse = require('./lib/sse');
@@ -163,7 +163,7 @@ async function main() {
 }
 
 function writeReport(pgVersion) {
-  const versions = (name) => JSON.parse(require('node:fs').readFileSync(require('node:path').join(__dirname, '..', 'node_modules', name, 'package.json'), 'utf8')).version;
+  const versions = (name) => JSON.parse(readFileSync(path.join(__dirname, '..', 'node_modules', name, 'package.json'), 'utf8')).version;
   const lines = [
     '# Benchmarks',
     '',
@@ -180,7 +180,6 @@ function writeReport(pgVersion) {
     '',
   ];
   const file = path.join(__dirname, '..', 'BENCHMARKS.md');
-  const { existsSync, readFileSync } = require('node:fs');
   const previous = existsSync(file) ? readFileSync(file, 'utf8') : '';
   const profile = previous.includes('## Profile') ? previous.slice(previous.indexOf('## Profile')) : '';
   writeFileSync(file, lines.join('\n') + (profile ? `\n${profile}` : ''));

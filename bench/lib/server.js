@@ -8,7 +8,7 @@ const MAIN = path.join(__dirname, '..', '..', 'dist', 'apps', 'sample-agent', 'a
 
 async function startAgent({ port, env = {}, nodeArgs = [] }) {
   const child = spawn(process.execPath, [...nodeArgs, MAIN], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), RESTAP_LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
