@@ -1,7 +1,8 @@
 import { Injectable, RequestMethod, Type } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA, VERSION_METADATA } from '@nestjs/common/constants.js';
+import { METHOD_METADATA, MODULE_PATH, PATH_METADATA, ROUTE_ARGS_METADATA, VERSION_METADATA } from '@nestjs/common/constants.js';
 import { Reflector } from '@nestjs/core';
-import { CAPABILITY_METADATA, NEWS_METADATA, TALK_METADATA } from '../restap.constants';
+import { CAPABILITY_METADATA, NEWS_METADATA, ROUTE_METADATA, TALK_METADATA } from '../restap.constants';
+import type { RestapRoutePaths } from './restap.registry';
 import type { CapabilityOptions } from '../interfaces/capability-options.interface';
 
 type Handler = (...args: unknown[]) => unknown;
@@ -43,6 +44,16 @@ export class RestapMetadataAccessor {
   getPath(target: Handler | Type<unknown>): string {
     const path = this.reflector.get<string | string[] | undefined>(PATH_METADATA, target);
     return (Array.isArray(path) ? path[0] : path) ?? '/';
+  }
+
+  /** Which of the module's own routes a controller serves (set by the talk and news controllers). */
+  getOwnRoute(controller: Type<unknown>): keyof RestapRoutePaths | undefined {
+    return this.reflector.get<keyof RestapRoutePaths | undefined>(ROUTE_METADATA, controller);
+  }
+
+  /** The RouterModule path of a module: the one set for this application, else the global one. */
+  getModulePath(module: Type<unknown>, applicationId: string | undefined): string | undefined {
+    return (Reflect.getMetadata(MODULE_PATH + applicationId, module) ?? Reflect.getMetadata(MODULE_PATH, module)) as string | undefined;
   }
 
   getVersion(target: Handler | Type<unknown>): VersionValue | undefined {

@@ -1,15 +1,14 @@
 import { Injectable, OnModuleInit, RequestMethod, Type } from '@nestjs/common';
-import { MODULE_PATH } from '@nestjs/common/constants.js';
 import { ApplicationConfig, DiscoveryService, MetadataScanner, ModulesContainer } from '@nestjs/core';
 import { RoutePathFactory } from '@nestjs/core/router/route-path-factory.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
-import { CAPABILITY_ID_PATTERN, ROUTE_METADATA } from '../restap.constants';
+import { CAPABILITY_ID_PATTERN } from '../restap.constants';
 import type { CapabilityParameter, JsonSchema } from '../interfaces/catalog.interface';
 import type { CapabilityOptions } from '../interfaces/capability-options.interface';
 import { DtoSchemaFactory } from '../schema/dto-schema.factory';
 import { RestapBootstrapError } from './restap-bootstrap.error';
 import { RestapMetadataAccessor, RouteArgument } from './restap-metadata.accessor';
-import { RestapRegistry, RestapRoutePaths } from './restap.registry';
+import { RestapRegistry } from './restap.registry';
 
 type Handler = (...args: unknown[]) => unknown;
 
@@ -45,7 +44,7 @@ export class RestapExplorer implements OnModuleInit {
     if (!instance || !metatype) return;
     const controller = metatype as Type<unknown>;
     const prototype = Object.getPrototypeOf(instance) as Record<string, Handler>;
-    const ownRoute = Reflect.getMetadata(ROUTE_METADATA, controller) as keyof RestapRoutePaths | undefined;
+    const ownRoute = this.accessor.getOwnRoute(controller);
     for (const methodName of this.scanner.getAllMethodNames(prototype)) {
       const handler = prototype[methodName];
       const capability = this.accessor.getCapability(handler);
@@ -96,10 +95,7 @@ export class RestapExplorer implements OnModuleInit {
   /** Served path with global prefix, RouterModule path and URI version; `:id` shown as `{id}`. */
   private endpointOf(routes: RoutePathFactory, wrapper: InstanceWrapper, controller: Type<unknown>, handler: Handler, method: RequestMethod): string {
     const hostModule = wrapper.host?.metatype;
-    const modulePath = hostModule
-      ? ((Reflect.getMetadata(MODULE_PATH + this.modules.applicationId, hostModule) ??
-          Reflect.getMetadata(MODULE_PATH, hostModule)) as string | undefined)
-      : undefined;
+    const modulePath = hostModule ? this.accessor.getModulePath(hostModule, this.modules.applicationId) : undefined;
     const paths = routes.create(
       {
         ctrlPath: this.accessor.getPath(controller),
