@@ -58,7 +58,8 @@ export async function sendProbe(transport: Transport, request: ProbeRequest, tim
   }
 }
 
-function parseJson(text: string): unknown {
+/** The parsed JSON of `text`, or undefined when it is not JSON. */
+export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {

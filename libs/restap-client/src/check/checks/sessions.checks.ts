@@ -5,6 +5,7 @@ import { describe, errorCodeOf, type Probe } from '../check.probe';
 import { streams, talkSessions } from '../check.predicates';
 import type { CheckDefinition } from '../check.types';
 import { estimateEntropyBits, MIN_ESTIMATED_BITS } from '../session-entropy';
+import { streamedFrames } from './sse.probes';
 
 const FORMAT_RULE =
   'It MUST match ^[A-Za-z0-9._-]{16,128}$ — URL‑safe characters, 16 to 128 bytes. A server that receives a session_id outside these bounds MUST reject the request with 400 {"error":"invalid_session_id"}';
@@ -104,17 +105,8 @@ export const sessionsChecks: CheckDefinition[] = [
     when: 'sessions and streaming advertised',
     applies: (catalog) => talkSessions(catalog) && streams(catalog),
     async run(ctx: CheckContext) {
-      const probe = await ctx.talkOnce(CONTENT_TYPE_SSE);
-      if (probe.type !== CONTENT_TYPE_SSE || !probe.frames) ctx.skip('no SSE response to inspect (see negotiation.streams-when-advertised)');
-      const sessionOf = (name: string): unknown => {
-        const frame = probe.frames?.find((f) => f.event === name);
-        try {
-          const data: unknown = frame ? JSON.parse(frame.data) : undefined;
-          return isRecord(data) ? data.session_id : undefined;
-        } catch {
-          return undefined;
-        }
-      };
+      const frames = await streamedFrames(ctx);
+      const sessionOf = (name: string): unknown => frames.find((f) => f.name === name)?.payload?.session_id;
       const start = sessionOf('message.start');
       const done = sessionOf('done');
       ctx.expect(typeof start === 'string', 'message.start has no session_id');

@@ -1,38 +1,10 @@
-import type { EventSourceMessage } from 'eventsource-parser';
-import { isRecord } from '../../catalog/catalog.validator';
-import { CONTENT_TYPE_SSE } from '../../restap.constants';
+import { CONTENT_TYPE_SSE, SSE_REQUIRED_EVENTS } from '../../restap.constants';
 import type { CheckContext } from '../check.context';
 import { streams } from '../check.predicates';
 import type { CheckDefinition } from '../check.types';
+import { NO_SSE_RESPONSE, streamedFrames } from './sse.probes';
 
-const CORE = new Set(['message.start', 'message.delta', 'message.end', 'error', 'done']);
-
-/** One frame with its JSON payload (undefined when the data is not a JSON object). */
-interface ParsedFrame {
-  name: string;
-  payload?: Record<string, unknown>;
-}
-
-/**
- * The frames of the shared `Accept: text/event-stream` exchange. When that exchange was not a
- * stream the SSE rules cannot be judged: they skip, and negotiation.streams-when-advertised
- * reports the real failure once.
- */
-async function frames(ctx: CheckContext): Promise<ParsedFrame[]> {
-  const probe = await ctx.talkOnce(CONTENT_TYPE_SSE);
-  if (probe.type !== CONTENT_TYPE_SSE || !probe.frames) ctx.skip('no SSE response to inspect (see negotiation.streams-when-advertised)');
-  return probe.frames.map(parse);
-}
-
-function parse(frame: EventSourceMessage): ParsedFrame {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(frame.data) as unknown;
-  } catch {
-    payload = undefined;
-  }
-  return { name: frame.event ?? '', payload: isRecord(payload) ? payload : undefined };
-}
+const CORE = new Set<string>(SSE_REQUIRED_EVENTS);
 
 /** `message.start → message.delta ×7 → done`: runs of one event collapsed so details stay short. */
 function summarise(names: string[]): string {
@@ -57,7 +29,7 @@ export const sseChecks: CheckDefinition[] = [
     when: 'streaming advertised',
     applies: streams,
     async run(ctx: CheckContext) {
-      const list = await frames(ctx);
+      const list = await streamedFrames(ctx);
       const bad = list.flatMap((f, i) => (f.name && f.payload ? [] : [`#${i + 1} ${f.name || '(no event:)'}`]));
       ctx.expect(bad.length === 0, `malformed frames: ${bad.join(', ')}`);
       return `${list.length} frames`;
@@ -72,7 +44,7 @@ export const sseChecks: CheckDefinition[] = [
     when: 'streaming advertised',
     applies: streams,
     async run(ctx: CheckContext) {
-      const bad = (await frames(ctx)).filter((f) => f.payload && f.payload.event !== f.name);
+      const bad = (await streamedFrames(ctx)).filter((f) => f.payload && f.payload.event !== f.name);
       ctx.expect(bad.length === 0, `mismatched "event" field in ${bad.map((f) => f.name).join(', ')}`);
     },
   },
@@ -85,7 +57,7 @@ export const sseChecks: CheckDefinition[] = [
     when: 'streaming advertised',
     applies: streams,
     async run(ctx: CheckContext) {
-      const list = await frames(ctx);
+      const list = await streamedFrames(ctx);
       const error = list.find((f) => f.name === 'error');
       ctx.expect(!error, `the stream reported an error: ${JSON.stringify(error?.payload?.message ?? '')}`);
       const core = list.filter((f) => CORE.has(f.name)).map((f) => f.name);
@@ -104,7 +76,7 @@ export const sseChecks: CheckDefinition[] = [
     when: 'streaming advertised',
     applies: streams,
     async run(ctx: CheckContext) {
-      const ids = (await frames(ctx)).filter((f) => f.name.startsWith('message.')).map((f) => f.payload?.id);
+      const ids = (await streamedFrames(ctx)).filter((f) => f.name.startsWith('message.')).map((f) => f.payload?.id);
       ctx.expect(ids.length > 0 && ids.every((id) => typeof id === 'string'), 'a message.* event has no string "id"');
       ctx.expect(new Set(ids).size === 1, `ids differ: ${[...new Set(ids)].join(', ')}`);
       return `id ${String(ids[0])}`;
@@ -119,7 +91,7 @@ export const sseChecks: CheckDefinition[] = [
     when: 'streaming advertised',
     applies: streams,
     async run(ctx: CheckContext) {
-      const deltas = (await frames(ctx)).filter((f) => f.name === 'message.delta');
+      const deltas = (await streamedFrames(ctx)).filter((f) => f.name === 'message.delta');
       ctx.expect(deltas.every((f) => typeof f.payload?.text === 'string'), 'a message.delta has no string "text"');
       return `${deltas.length} deltas`;
     },
@@ -134,7 +106,7 @@ export const sseChecks: CheckDefinition[] = [
     applies: streams,
     async run(ctx: CheckContext) {
       const probe = await ctx.talkOnce(CONTENT_TYPE_SSE);
-      if (probe.type !== CONTENT_TYPE_SSE) ctx.skip('no SSE response to inspect (see negotiation.streams-when-advertised)');
+      if (probe.type !== CONTENT_TYPE_SSE) ctx.skip(NO_SSE_RESPONSE);
       const value = probe.headers.get('cache-control') ?? '';
       ctx.expect(/no-cache|no-store/.test(value), `Cache-Control is "${value}"`);
     },
