@@ -5,6 +5,7 @@ import { toRestapError } from '../http/abort';
 import { mediaTypeOf, type QueryParams, type Transport } from '../http/transport';
 import { CONTENT_TYPE_JSON, CONTENT_TYPE_SSE } from '../restap.constants';
 import { readSseFrames } from '../talk/sse.reader';
+import type { CheckContext } from './check.context';
 
 /** A request the checker sends exactly as described (no client conveniences added). */
 export interface ProbeRequest {
@@ -70,6 +71,12 @@ export function parseJson(text: string): unknown {
 /** The `error` field of a JSON error body. */
 export function errorCodeOf(probe: Probe): string | undefined {
   return isRecord(probe.json) && typeof probe.json.error === 'string' ? probe.json.error : undefined;
+}
+
+/** Fails the rule unless the probe is `400 {"error": code}`; `what` prefixes the detail. */
+export function expect400(ctx: CheckContext, probe: Probe, code: string, what?: string): void {
+  ctx.expect(probe.status === 400 && errorCodeOf(probe) === code,
+    `${what ? `${what}: ` : ''}expected 400 {"error":"${code}"}, got ${describe(probe)}`);
 }
 
 /** `400 {"error":"x"}` or what actually came back, for failure details. */

@@ -1,6 +1,6 @@
 import { CONTENT_TYPE_JSON, ERROR_INVALID_SESSION_ID, ERROR_MISSING_SESSION_ID, SESSION_ID_HEADER } from '../../restap.constants';
 import type { CheckContext } from '../check.context';
-import { describe, errorCodeOf, type Probe } from '../check.probe';
+import { describe, expect400 } from '../check.probe';
 import { newsReadScoped, newsWriteScoped } from '../check.predicates';
 import type { CheckDefinition } from '../check.types';
 import { isRecord } from '../../catalog/catalog.validator';
@@ -9,11 +9,6 @@ import { BAD_SESSION_IDS } from './sessions.checks';
 
 const MISSING_RULE =
   'A server that requires it MUST (a) declare the requirement in its discovery document (see Discovery), and (b) respond 400 {"error":"missing_session_id"} when it is omitted.';
-
-function expectMissing(ctx: CheckContext, probe: Probe, what: string): void {
-  ctx.expect(probe.status === 400 && errorCodeOf(probe) === ERROR_MISSING_SESSION_ID,
-    `${what} without session_id: expected 400 {"error":"missing_session_id"}, got ${describe(probe)}`);
-}
 
 /** Spec, "Relation to /news": session-scoped feeds, tested only when the catalog declares them. */
 export const newsSessionChecks: CheckDefinition[] = [
@@ -27,7 +22,7 @@ export const newsSessionChecks: CheckDefinition[] = [
     applies: newsReadScoped,
     async run(ctx: CheckContext) {
       const probe = await ctx.request({ method: 'GET', endpoint: ctx.newsReadEndpoint(), headers: { Accept: CONTENT_TYPE_JSON } });
-      expectMissing(ctx, probe, 'GET news');
+      expect400(ctx, probe, ERROR_MISSING_SESSION_ID, 'GET news without session_id');
     },
   },
   {
@@ -45,7 +40,7 @@ export const newsSessionChecks: CheckDefinition[] = [
         headers: { Accept: CONTENT_TYPE_JSON },
         body: { type: 'restap.check', from: 'restap-check', message: 'conformance probe (no session)' },
       });
-      expectMissing(ctx, probe, 'POST news');
+      expect400(ctx, probe, ERROR_MISSING_SESSION_ID, 'POST news without session_id');
     },
   },
   {
@@ -62,8 +57,7 @@ export const newsSessionChecks: CheckDefinition[] = [
         endpoint: ctx.newsReadEndpoint(),
         headers: { Accept: CONTENT_TYPE_JSON, [SESSION_ID_HEADER]: BAD_SESSION_IDS.short },
       });
-      ctx.expect(probe.status === 400 && errorCodeOf(probe) === ERROR_INVALID_SESSION_ID,
-        `expected 400 {"error":"invalid_session_id"}, got ${describe(probe)}`);
+      expect400(ctx, probe, ERROR_INVALID_SESSION_ID);
     },
   },
   {

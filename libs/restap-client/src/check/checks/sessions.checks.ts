@@ -1,7 +1,7 @@
 import { isRecord } from '../../catalog/catalog.validator';
 import { CONTENT_TYPE_JSON, CONTENT_TYPE_SSE, ERROR_INVALID_SESSION_ID, SESSION_ID_PATTERN } from '../../restap.constants';
 import type { CheckContext } from '../check.context';
-import { describe, errorCodeOf, type Probe } from '../check.probe';
+import { describe, errorCodeOf, expect400, type Probe } from '../check.probe';
 import { streams, talkSessions } from '../check.predicates';
 import type { CheckDefinition } from '../check.types';
 import { estimateEntropyBits, MIN_ESTIMATED_BITS } from '../session-entropy';
@@ -30,8 +30,7 @@ async function mintedJson(ctx: CheckContext, accept = CONTENT_TYPE_JSON): Promis
 }
 
 function expectInvalidSessionId(ctx: CheckContext, probe: Probe, what: string): string {
-  ctx.expect(probe.status === 400 && errorCodeOf(probe) === ERROR_INVALID_SESSION_ID,
-    `${what}: expected 400 {"error":"invalid_session_id"}, got ${describe(probe)}`);
+  expect400(ctx, probe, ERROR_INVALID_SESSION_ID, what);
   return '400 invalid_session_id';
 }
 
