@@ -4,7 +4,7 @@ import { describe, expect400 } from '../check.probe';
 import { newsReadScoped, newsWriteScoped } from '../check.predicates';
 import type { CheckDefinition } from '../check.types';
 import { isRecord } from '../../catalog/catalog.validator';
-import { postProbeItem } from './news.probes';
+import { postNews, postProbeItem } from './news.probes';
 import { BAD_SESSION_IDS } from './sessions.checks';
 
 const MISSING_RULE =
@@ -34,12 +34,7 @@ export const newsSessionChecks: CheckDefinition[] = [
     when: 'POST news declares sessions.required',
     applies: newsWriteScoped,
     async run(ctx: CheckContext) {
-      const probe = await ctx.request({
-        method: 'POST',
-        endpoint: ctx.newsWriteEndpoint(),
-        headers: { Accept: CONTENT_TYPE_JSON },
-        body: { type: 'restap.check', from: 'restap-check', message: 'conformance probe (no session)' },
-      });
+      const probe = await postNews(ctx, { Accept: CONTENT_TYPE_JSON }, 'conformance probe (no session)');
       expect400(ctx, probe, ERROR_MISSING_SESSION_ID, 'POST news without session_id');
     },
   },

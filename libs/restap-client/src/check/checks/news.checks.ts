@@ -4,7 +4,7 @@ import type { CheckContext } from '../check.context';
 import { describe, errorCodeOf } from '../check.probe';
 import { hasNewsRead, hasNewsWrite, newsReadScoped } from '../check.predicates';
 import type { CheckDefinition } from '../check.types';
-import { firstPage, newsHeaders, postProbeItem, wholeFeed } from './news.probes';
+import { firstPage, newsHeaders, postNews, postProbeItem, wholeFeed } from './news.probes';
 
 const NEVER_STREAMS = 'Only POST /talk may stream its response (optional, via SSE). /news never triggers a reply and never streams.';
 
@@ -133,12 +133,7 @@ export const newsChecks: CheckDefinition[] = [
     when: 'POST news advertised',
     applies: hasNewsWrite,
     async run(ctx: CheckContext) {
-      const probe = await ctx.request({
-        method: 'POST',
-        endpoint: ctx.newsWriteEndpoint(),
-        headers: await newsHeaders(ctx, 'write', CONTENT_TYPE_SSE),
-        body: { type: 'restap.check', from: 'restap-check', message: 'conformance probe (stream request)' },
-      });
+      const probe = await postNews(ctx, await newsHeaders(ctx, 'write', CONTENT_TYPE_SSE), 'conformance probe (stream request)');
       ctx.expect(probe.type !== CONTENT_TYPE_SSE, 'POST news answered text/event-stream');
       return `${probe.status} ${probe.type || ''}`.trim();
     },

@@ -1,6 +1,6 @@
 import { sessionRequired } from '../../catalog/catalog.lookup';
 import { isRecord } from '../../catalog/catalog.validator';
-import { CONTENT_TYPE_JSON, SESSION_ID_HEADER } from '../../restap.constants';
+import { CONTENT_TYPE_JSON, IDEMPOTENCY_KEY_HEADER, SESSION_ID_HEADER } from '../../restap.constants';
 import type { CheckContext } from '../check.context';
 import { describe, type Probe } from '../check.probe';
 
@@ -15,16 +15,16 @@ export async function newsHeaders(ctx: CheckContext, direction: 'read' | 'write'
   return headers;
 }
 
+/** POSTs a checker item (`type: restap.check`) with exactly these headers. */
+export function postNews(ctx: CheckContext, headers: Record<string, string>, message: string): Promise<Probe> {
+  return ctx.request({ method: 'POST', endpoint: ctx.newsWriteEndpoint(), headers, body: { type: 'restap.check', from: 'restap-check', message } });
+}
+
 /** The item the checker posts (once per run), marked with a nonce so it can be found again. */
 export function postProbeItem(ctx: CheckContext): Promise<{ probe: Probe; nonce: string }> {
   return ctx.once('news:post', async () => {
     const nonce = crypto.randomUUID();
-    const probe = await ctx.request({
-      method: 'POST',
-      endpoint: ctx.newsWriteEndpoint(),
-      headers: { ...(await newsHeaders(ctx, 'write')), 'Idempotency-Key': nonce },
-      body: { type: 'restap.check', from: 'restap-check', message: `conformance probe ${nonce}` },
-    });
+    const probe = await postNews(ctx, { ...(await newsHeaders(ctx, 'write')), [IDEMPOTENCY_KEY_HEADER]: nonce }, `conformance probe ${nonce}`);
     return { probe, nonce };
   });
 }
