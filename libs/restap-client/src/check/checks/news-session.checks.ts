@@ -4,7 +4,7 @@ import { describe, expect400 } from '../check.probe';
 import { newsReadScoped, newsWriteScoped } from '../check.predicates';
 import type { CheckDefinition } from '../check.types';
 import { isRecord } from '../../catalog/catalog.validator';
-import { postNews, postProbeItem } from './news.probes';
+import { firstPage, postNews, postProbeItem } from './news.probes';
 import { BAD_SESSION_IDS } from './sessions.checks';
 
 const MISSING_RULE =
@@ -64,11 +64,8 @@ export const newsSessionChecks: CheckDefinition[] = [
     when: 'GET news declares sessions.required',
     applies: newsReadScoped,
     async run(ctx: CheckContext) {
-      const probe = await ctx.request({
-        method: 'GET',
-        endpoint: ctx.newsReadEndpoint(),
-        headers: { Accept: CONTENT_TYPE_JSON, [SESSION_ID_HEADER]: await ctx.sessionForNews() },
-      });
+      // On a scoped feed the shared first page is exactly this request: the session in Restap-Session-Id.
+      const probe = await firstPage(ctx);
       ctx.expect(probe.status === 200, `GET news with Restap-Session-Id: ${describe(probe)}`);
     },
   },
