@@ -1,9 +1,10 @@
-import { streamingAdvertised } from '../../catalog/catalog.lookup';
+import { findTalk, streamingAdvertised } from '../../catalog/catalog.lookup';
 import { isRecord } from '../../catalog/catalog.validator';
 import { SchemaValidator } from '../../capabilities/schema.validator';
 import type { RestapCatalog } from '../../interfaces/catalog.interface';
 import { CATALOG_PATH, CONTENT_TYPE_SSE, SSE_REQUIRED_EVENTS } from '../../restap.constants';
 import type { CheckContext } from '../check.context';
+import { hasTalk } from '../check.predicates';
 import { catalogRequest, describe } from '../check.probe';
 import type { CheckDefinition } from '../check.types';
 
@@ -121,7 +122,7 @@ export const discoveryChecks: CheckDefinition[] = [
     title: 'streaming object lists transport sse and the required events',
     spec: 'REQUIRED for basic compatibility (every streaming server MUST emit these …): message.start, message.delta, message.end, error, done',
     when: 'streaming advertised',
-    applies: (catalog) => isRecord(capabilityRecords(catalog).find((c) => c.id === 'talk')?.streaming),
+    applies: (catalog) => isRecord(findTalk(catalog)?.streaming),
     async run(ctx: CheckContext) {
       const streaming = ctx.talk?.streaming as unknown;
       ctx.expect(isRecord(streaming) && typeof streaming.supported === 'boolean', 'streaming.supported must be a boolean');
@@ -139,7 +140,7 @@ export const discoveryChecks: CheckDefinition[] = [
     title: 'output_formats and streaming.supported agree',
     spec: 'On talk, listing text/event-stream signals that streaming is available via content negotiation.',
     when: 'talk advertised',
-    applies: (catalog) => capabilityRecords(catalog).some((c) => c.id === 'talk'),
+    applies: hasTalk,
     async run(ctx: CheckContext) {
       const formats: unknown = ctx.talk?.output_formats;
       const streaming: unknown = ctx.talk?.streaming;

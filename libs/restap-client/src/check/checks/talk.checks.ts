@@ -1,11 +1,9 @@
 import { isRecord } from '../../catalog/catalog.validator';
-import { CONTENT_TYPE_JSON, CONTENT_TYPE_SSE } from '../../restap.constants';
+import { ACCEPT_STREAM_OR_JSON, CONTENT_TYPE_JSON, CONTENT_TYPE_SSE } from '../../restap.constants';
 import type { CheckContext } from '../check.context';
 import { describe, type Probe } from '../check.probe';
 import { hasTalk, streams } from '../check.predicates';
 import type { CheckDefinition } from '../check.types';
-
-const ACCEPT_BOTH = `${CONTENT_TYPE_SSE}, ${CONTENT_TYPE_JSON}`;
 
 /** Asserts a complete JSON talk reply: 200, application/json, string `reply`. */
 function expectJsonReply(ctx: CheckContext, probe: Probe, accept: string): string {
@@ -92,13 +90,13 @@ export const talkChecks: CheckDefinition[] = [
     when: 'talk advertised',
     applies: hasTalk,
     async run(ctx: CheckContext) {
-      const probe = await ctx.talkOnce(ACCEPT_BOTH);
+      const probe = await ctx.talkOnce(ACCEPT_STREAM_OR_JSON);
       ctx.expect(probe.status !== 406, 'answered 406 although application/json was acceptable');
       if (probe.type === CONTENT_TYPE_SSE) {
         ctx.expect(probe.status === 200, `SSE with status ${probe.status}`);
         return 'streamed';
       }
-      expectJsonReply(ctx, probe, ACCEPT_BOTH);
+      expectJsonReply(ctx, probe, ACCEPT_STREAM_OR_JSON);
       return 'JSON';
     },
   },
