@@ -1,5 +1,5 @@
 import { RestapError } from '../errors/restap.error';
-import { errorFromResponse, mediaTypeOf, readJson, readText, type Transport } from '../http/transport';
+import { errorFromResponse, isJsonMediaType, mediaTypeOf, readJson, readText, type Transport } from '../http/transport';
 import type { CatalogCapability } from '../interfaces/catalog.interface';
 import { CONTENT_TYPE_JSON } from '../restap.constants';
 import type { CapabilityCallOptions } from './call.options';
@@ -42,8 +42,7 @@ export async function callCapability(
     timeoutMs: opts.timeoutMs,
   });
   if (!response.ok) throw await errorFromResponse(response);
-  const type = mediaTypeOf(response);
-  const isJson = type === CONTENT_TYPE_JSON || type.endsWith('+json');
+  const isJson = isJsonMediaType(mediaTypeOf(response));
   if (response.status === 204) return undefined;
   const result = isJson ? await readJson(response, opts.timeoutMs ?? transport.timeoutMs) : await readText(response);
   if (isJson && capability.output_schema && !opts.skipOutputValidation) {

@@ -82,6 +82,11 @@ export function mediaTypeOf(response: Response): string {
   return (response.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
 }
 
+/** `application/json` or a `+json` structured suffix (e.g. `application/problem+json`). */
+export function isJsonMediaType(type: string): boolean {
+  return type === CONTENT_TYPE_JSON || type.endsWith('+json');
+}
+
 /** Reads a JSON body; a non-JSON body or media type is an `invalid_response`. */
 export async function readJson(response: Response, timeoutMs?: number): Promise<unknown> {
   const text = await readText(response, timeoutMs);

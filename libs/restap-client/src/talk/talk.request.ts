@@ -1,7 +1,7 @@
 import { isRecord } from '../catalog/catalog.validator';
 import { RestapError } from '../errors/restap.error';
 import { toRestapError } from '../http/abort';
-import { errorFromResponse, mediaTypeOf, readJson, type Transport } from '../http/transport';
+import { errorFromResponse, isJsonMediaType, mediaTypeOf, readJson, type Transport } from '../http/transport';
 import type { TalkEvent, TalkRequest } from '../interfaces/talk.interface';
 import { CONTENT_TYPE_JSON, CONTENT_TYPE_SSE } from '../restap.constants';
 import { readSseFrames } from './sse.reader';
@@ -49,7 +49,7 @@ export function openTalk(plan: TalkPlan): TalkStreamSource {
     if (type === CONTENT_TYPE_SSE) {
       kind = 'sse';
       yield* sseEvents(response, timeoutMs);
-    } else if (type === CONTENT_TYPE_JSON || type.endsWith('+json')) {
+    } else if (isJsonMediaType(type)) {
       kind = 'json';
       yield* jsonEvents(await readJson(response, timeoutMs));
     } else {

@@ -1,6 +1,7 @@
 import { findTalk, streamingAdvertised } from '../../catalog/catalog.lookup';
 import { isRecord } from '../../catalog/catalog.validator';
 import { SchemaValidator } from '../../capabilities/schema.validator';
+import { isJsonMediaType } from '../../http/transport';
 import type { RestapCatalog } from '../../interfaces/catalog.interface';
 import { CATALOG_PATH, CONTENT_TYPE_SSE, SSE_REQUIRED_EVENTS } from '../../restap.constants';
 import type { CheckContext } from '../check.context';
@@ -32,7 +33,7 @@ export const discoveryChecks: CheckDefinition[] = [
       const probe = await catalogProbe(ctx);
       ctx.expect(probe.status === 200, `expected 200, got ${describe(probe)}`);
       ctx.expect(isRecord(probe.json), `the body is not a JSON object: ${describe(probe)}`);
-      ctx.expect(probe.type === 'application/json' || probe.type.endsWith('+json'), `Content-Type is "${probe.type}", expected application/json`);
+      ctx.expect(isJsonMediaType(probe.type), `Content-Type is "${probe.type}", expected application/json`);
     },
   },
   {
