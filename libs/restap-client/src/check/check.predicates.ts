@@ -9,4 +9,3 @@ export const hasNewsRead = (catalog: RestapCatalog): boolean => findNewsRead(cat
 export const hasNewsWrite = (catalog: RestapCatalog): boolean => findNewsWrite(catalog) !== undefined;
 export const newsReadScoped = (catalog: RestapCatalog): boolean => sessionRequired(findNewsRead(catalog));
 export const newsWriteScoped = (catalog: RestapCatalog): boolean => sessionRequired(findNewsWrite(catalog));
-export const newsScoped = (catalog: RestapCatalog): boolean => newsReadScoped(catalog) || newsWriteScoped(catalog);
