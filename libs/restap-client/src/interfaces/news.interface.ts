@@ -1,18 +1,11 @@
 /** Wire types of GET and POST /news. */
 
-/** One item of the feed. */
-export interface NewsItem {
-  type: string;
+/** One item of the feed: the fields of a posted item plus what the server adds. */
+export interface NewsItem extends NewNewsItem {
   /** Milliseconds since the epoch; `since` filters on it (exclusive). */
   timestamp: number;
   /** Server-assigned id (not required by the spec, sent by most servers). */
   news_id?: string;
-  from?: string;
-  in_reply_to?: string;
-  message?: string;
-  data?: unknown;
-  session_id?: string;
-  [extra: string]: unknown;
 }
 
 /** Response of GET /news. */
