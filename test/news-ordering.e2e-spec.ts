@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { APPEND_GLOBAL_SQL, PAGE_ALL_SQL, PAGE_FEED_SQL, recentSql } from '../libs/restap/src/persistence/typeorm-news.store';
-import { LOAD_HISTORY } from '../libs/restap/src/persistence/typeorm-session.store';
+import { LOAD_HISTORIES } from '../libs/restap/src/persistence/typeorm-session.store';
 import { createTestDatabase, usingServer } from './support/test-database';
 import { startSample, useSampleAgent } from './support/sample-app';
 import { newSessionId, readAll } from './fixtures/news-http';
@@ -171,7 +171,7 @@ describe('GET /news reads filter and order on the same index key (fast at millio
     const recent = await genericPlan(recentSql(2), `20, 'global', '${md5Twice(100_002)}'`);
     expect(recent.match(/"Index Name":"restap_news_feed_ts_uq"[^{}]*"Index Cond":"\(feed = \$\d\)"/g)).toHaveLength(2);
     expect(recent).not.toMatch(/"Filter":"\(feed = /);
-    const history = await genericPlan(LOAD_HISTORY.text, `'\\x00'::bytea, 50`);
+    const history = await genericPlan(LOAD_HISTORIES.text, `ARRAY['\\x00', '\\x01']::bytea[], 50`);
     expect(history).toContain('"Index Name":"restap_sessions_key_hash_uq"');
     expect(history).toContain('"Index Name":"restap_turns_session_idx"');
     expect(history).not.toContain('Seq Scan');

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { RestapSql, statement, type RestapStatement } from '../libs/restap/src/persistence/restap-sql';
 import { TypeOrmNewsStore } from '../libs/restap/src/persistence/typeorm-news.store';
+import { MAX_TURN_BATCH, TypeOrmSessionStore } from '../libs/restap/src/persistence/typeorm-session.store';
+import type { NewTalkTurn } from '../libs/restap/src/persistence/session.store';
 import type { NewsAppend, NewsAppendResult } from '../libs/restap/src/persistence/news.store';
 import { RESTAP_OPTIONS } from '../libs/restap/src/restap.constants';
 import type { ResolvedRestapOptions } from '../libs/restap/src/interfaces/restap-options.interface';
@@ -132,5 +134,99 @@ describe('POST /news acknowledges an item only once stored: concurrent appends s
       for (let k = 1; k < mine.length; k++) expect(mine[k].ts).toBeGreaterThan(mine[k - 1].ts);
     }
     expect(sql.sent.length).toBeLessThan(40);
+  });
+});
+
+describe('the news a /talk turn sees: identical concurrent reads share one statement', () => {
+  it('serves 20 concurrent reads of the same feeds with two statements, each caller its own copy', async () => {
+    const sql = new CountingSql(agent.app.get(DataSource), options());
+    const store = new TypeOrmNewsStore(sql);
+    await store.append(item(1));
+    const reads = await Promise.all(Array.from({ length: 20 }, () => store.recent(['global'], 5)));
+    expect(sql.sent.filter((name) => name === sql.sent[1])).toHaveLength(2); // the first alone, then the 19 that waited
+    for (const rows of reads) expect(rows).toEqual(reads[0]);
+    expect(reads[1]).not.toBe(reads[2]);
+    expect(reads[0].at(-1)?.body).toBe(item(1).body);
+  });
+
+  it('a read that waited for the one in flight still sees an item committed before it was asked for', async () => {
+    const store = new TypeOrmNewsStore(new RestapSql(agent.app.get(DataSource), options()));
+    const inFlight = store.recent(['global'], 5);
+    const fresh = await new TypeOrmNewsStore(new RestapSql(agent.app.get(DataSource), options())).append(item(2, { body: JSON.stringify({ type: 'note', marker: Date.now() }) }));
+    const [, after] = await Promise.all([inFlight, store.recent(['global'], 5)]);
+    expect(after.map((r) => r.id)).toContain((fresh as { id: string }).id);
+  });
+
+  it('keeps reads of different feeds or limits apart', async () => {
+    const store = new TypeOrmNewsStore(new RestapSql(agent.app.get(DataSource), options()));
+    const feed = 'c'.repeat(64);
+    const body = JSON.stringify({ type: 'note', feed, at: Date.now() });
+    await store.append(item(3, { feed, sequence: feed, body }));
+    const [global, mine, one] = await Promise.all([store.recent(['global'], 50), store.recent([feed], 50), store.recent(['global'], 1)]);
+    expect(mine.map((r) => r.body)).toEqual([body]);
+    expect(global.map((r) => r.body)).not.toContain(body);
+    expect(one).toHaveLength(1);
+    expect(global.length).toBeGreaterThan(1);
+  });
+});
+
+describe('POST /talk: concurrent turns share their history read and their turn write (group commit)', () => {
+  const pair = (tag: string): NewTalkTurn[] => [
+    { role: 'user', content: `question ${tag}`, messageId: `msg_u_${tag}`, status: 'complete', createdAt: new Date() },
+    { role: 'assistant', content: `answer ${tag}`, messageId: `msg_a_${tag}`, status: 'complete', createdAt: new Date() },
+  ];
+  const contents = (turns: Array<{ role: string; content: string }>): string[] => turns.map((t) => `${t.role}: ${t.content}`);
+  const keys = (n: number): Buffer[] => Array.from({ length: n }, (_, k) => sha(`session ${Date.now()} ${Math.random()} ${k}`));
+
+  it('writes the turns of 100 concurrent sessions in far fewer statements, and each session reads back only its own pair', async () => {
+    const sql = new CountingSql(agent.app.get(DataSource), options());
+    const store = new TypeOrmSessionStore(sql);
+    const sessions = keys(100);
+    await Promise.all(sessions.map((key, n) => store.appendTurns(key, pair(String(n)))));
+    // The first pair goes alone; the other 99 queue behind it, at most MAX_TURN_BATCH turns a statement.
+    expect(sql.sent.length).toBeLessThanOrEqual(1 + Math.ceil((99 * 2) / MAX_TURN_BATCH) + 1);
+    sql.sent.length = 0;
+    const histories = await Promise.all(sessions.map((key) => store.loadHistory(key, 10)));
+    histories.forEach((history, n) => expect(contents(history)).toEqual([`user: question ${n}`, `assistant: answer ${n}`]));
+    expect(sql.sent.length).toBeLessThan(10);
+  });
+
+  it('answers a session asked for twice in one read with a copy each, and an unknown session with no turns', async () => {
+    const store = new TypeOrmSessionStore(new RestapSql(agent.app.get(DataSource), options()));
+    const [known, unknown] = keys(2);
+    await store.appendTurns(known, pair('known'));
+    const [lone, first, second, none] = await Promise.all([
+      store.loadHistory(known, 10), // in flight while the next three share one statement
+      store.loadHistory(known, 10),
+      store.loadHistory(known, 10),
+      store.loadHistory(unknown, 10),
+    ]);
+    expect(contents(first)).toEqual(contents(lone));
+    expect(second).toEqual(first);
+    expect(second).not.toBe(first);
+    expect(none).toEqual([]);
+  });
+
+  it('keeps the newest `limit` turns per session, oldest first, when sessions share a read', async () => {
+    const store = new TypeOrmSessionStore(new RestapSql(agent.app.get(DataSource), options()));
+    const [a, b] = keys(2);
+    for (const round of [1, 2, 3]) await Promise.all([store.appendTurns(a, pair(`a${round}`)), store.appendTurns(b, pair(`b${round}`))]);
+    const [histA, histB] = await Promise.all([store.loadHistory(a, 3), store.loadHistory(b, 3)]);
+    expect(contents(histA)).toEqual(['assistant: answer a2', 'user: question a3', 'assistant: answer a3']);
+    expect(contents(histB)).toEqual(['assistant: answer b2', 'user: question b3', 'assistant: answer b3']);
+  });
+
+  it('stores two pairs of one session that land in the same statement in the order they were submitted', async () => {
+    const store = new TypeOrmSessionStore(new RestapSql(agent.app.get(DataSource), options()));
+    const [other, key] = keys(2);
+    await Promise.all([store.appendTurns(other, pair('other')), store.appendTurns(key, pair('first')), store.appendTurns(key, pair('second'))]);
+    expect(contents(await store.loadHistory(key, 10))).toEqual([
+      'user: question first',
+      'assistant: answer first',
+      'user: question second',
+      'assistant: answer second',
+    ]);
+    const [row] = await agent.app.get(DataSource).query(`SELECT count(*)::int AS n FROM restap_sessions WHERE key_hash = $1`, [key]);
+    expect(row.n).toBe(1);
   });
 });

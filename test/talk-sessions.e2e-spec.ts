@@ -69,6 +69,16 @@ describe('Sessions on /talk (spec, "Sessions (optional)")', () => {
       expect(app.brain.contexts.at(-1)!.history.map((t) => t.content)).toEqual(['What is my name?', 'reply 2', 'Third.', 'reply 3']);
     });
 
+    it('concurrent turns of 24 sessions (their reads and writes share statements) each see only their own history', async () => {
+      const before = app.brain.behaviour;
+      app.brain.behaviour = (ctx) => `seen: ${ctx.history.map((t) => t.content).join(' | ')}`;
+      const firsts = await Promise.all(Array.from({ length: 24 }, (_, n) => talk(app, `I am client ${n}.`)));
+      expect(new Set(firsts.map((f) => f.session_id)).size).toBe(24);
+      const seconds = await Promise.all(firsts.map((first, n) => talk(app, `Who am I? (${n})`, first.session_id)));
+      seconds.forEach((second, n) => expect(second.reply).toBe(`seen: I am client ${n}. | seen: `));
+      app.brain.behaviour = before;
+    });
+
     it('an unknown but well-formed session_id starts a new thread under that id', async () => {
       const fresh = 'client-chosen-0123456789abcdef';
       expect((await talk(app, 'Hello', fresh)).session_id).toBe(fresh);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RestapSql, statement, type RestapStatement } from './restap-sql';
-import { isStorageError } from './storage-errors';
+import { GroupCommit } from './group-commit';
 import { GLOBAL_SEQUENCE, NewsAppend, NewsAppendResult, NewsPageQuery, NewsPageRows, NewsStore, StoredNews } from './news.store';
 
 /*
@@ -86,11 +86,17 @@ type AppendedRow = { id: string; ts: string; ord: string };
 /** Items one append statement takes at most. */
 export const MAX_APPEND_BATCH = 64;
 
-interface PendingAppend {
+/** Callers one shared read of recent news serves at most. */
+const MAX_SHARED_READ = 1024;
+
+interface RecentRead {
+  feeds: string[];
+  limit: number;
+}
+
+/** An item on its way into an append batch; `misses` counts lookups that found its key's row gone. */
+interface QueuedAppend {
   item: NewsAppend;
-  resolve: (result: NewsAppendResult) => void;
-  reject: (error: unknown) => void;
-  /** Statements that skipped this item on its key while the lookup found no row (see `settleSkipped`). */
   misses: number;
 }
 
@@ -104,17 +110,18 @@ const PAGE_ALL = statement(PAGE_ALL_SQL);
  * `NewsStore` on the host's TypeORM DataSource (PostgreSQL or embedded PGlite), in plain SQL run as
  * prepared statements (see {@link RestapSql}).
  *
- * Appends are batched per sequence ("group commit"): while one statement of a sequence is in
- * flight, items for that sequence queue, and the next statement appends all of them (up to
- * {@link MAX_APPEND_BATCH}). A lone item goes at once, so an idle agent adds no delay; under load
- * the sequence row is locked and the WAL flushed once per batch instead of once per item, which is
- * what bounded a sequence at ~700 items/s. Each item is acknowledged only when the statement that
- * holds it has committed; items keep their arrival order in `ts`.
+ * Appends are batched per sequence ({@link GroupCommit}, up to {@link MAX_APPEND_BATCH} items a
+ * statement): under load the sequence row is locked and the WAL flushed once per batch instead of
+ * once per item, which is what bounded a sequence at ~700 items/s. Each item is acknowledged only
+ * when the statement that holds it has committed; items keep their arrival order in `ts`.
  */
 @Injectable()
 export class TypeOrmNewsStore extends NewsStore {
-  /** Items waiting per sequence; a sequence is present while a statement of it is in flight. */
-  private readonly lanes = new Map<string, PendingAppend[]>();
+  private readonly appends = new GroupCommit<QueuedAppend, NewsAppendResult>((sequence, batch) => this.appendBatch(sequence, batch), MAX_APPEND_BATCH);
+  private readonly recentReads = new GroupCommit<RecentRead, StoredNews[]>(
+    (_, reads) => this.readRecent(reads[0]).then((rows) => reads.map(() => rows.slice())),
+    MAX_SHARED_READ,
+  );
   private readonly recentStatements = new Map<number, RestapStatement>();
 
   constructor(private readonly sql: RestapSql) {
@@ -122,58 +129,25 @@ export class TypeOrmNewsStore extends NewsStore {
   }
 
   append(item: NewsAppend): Promise<NewsAppendResult> {
-    return new Promise((resolve, reject) => this.enqueue({ item, resolve, reject, misses: 0 }));
+    return this.appends.submit(item.sequence, { item, misses: 0 });
   }
 
-  private enqueue(pending: PendingAppend): void {
-    const { sequence } = pending.item;
-    const waiting = this.lanes.get(sequence);
-    if (waiting) {
-      waiting.push(pending);
-      return;
-    }
-    this.lanes.set(sequence, []);
-    void this.drain(sequence, [pending]);
-  }
-
-  /** Appends `batch`, then whatever queued for the sequence meanwhile, until nothing waits. */
-  private async drain(sequence: string, batch: PendingAppend[]): Promise<void> {
-    for (;;) {
-      await this.appendBatch(sequence, batch);
-      const waiting = this.lanes.get(sequence) as PendingAppend[];
-      if (!waiting.length) {
-        this.lanes.delete(sequence);
-        return;
-      }
-      batch = waiting.splice(0, MAX_APPEND_BATCH);
-    }
-  }
-
-  /** Runs one statement for `batch` and settles every item of it; never rejects. */
-  private async appendBatch(sequence: string, batch: PendingAppend[]): Promise<void> {
-    const items = batch.map((p) => p.item);
-    let rows: AppendedRow[];
-    try {
-      rows = await this.sql.query<AppendedRow>(sequence === GLOBAL_SEQUENCE ? APPEND_GLOBAL : APPEND_FEED, [
-        sequence,
-        items.length,
-        items.map((i) => i.feed),
-        items.map((i) => i.type),
-        items.map((i) => i.body),
-        items.map((i) => i.idempotencyKey ?? null),
-        items.map((i) => i.requestHash ?? null),
-      ]);
-    } catch (error) {
-      // Storage down: every item fails alike. Otherwise one item may be at fault: try each alone.
-      if (batch.length === 1 || isStorageError(error)) batch.forEach((p) => p.reject(error));
-      else for (const p of batch) await this.appendBatch(sequence, [p]);
-      return;
-    }
+  /** One statement for a batch of one sequence; an item it skipped on its key is settled by a lookup. */
+  private async appendBatch(sequence: string, batch: QueuedAppend[]): Promise<Array<NewsAppendResult | Promise<NewsAppendResult>>> {
+    const items = batch.map((q) => q.item);
+    const rows = await this.sql.query<AppendedRow>(sequence === GLOBAL_SEQUENCE ? APPEND_GLOBAL : APPEND_FEED, [
+      sequence,
+      items.length,
+      items.map((i) => i.feed),
+      items.map((i) => i.type),
+      items.map((i) => i.body),
+      items.map((i) => i.idempotencyKey ?? null),
+      items.map((i) => i.requestHash ?? null),
+    ]);
     const byOrd = new Map(rows.map((r) => [Number(r.ord), r]));
-    batch.forEach((p, k) => {
+    return batch.map((q, k) => {
       const row = byOrd.get(k + 1);
-      if (row) p.resolve({ outcome: 'created', id: String(row.id), ts: Number(row.ts) });
-      else void this.settleSkipped(p);
+      return row ? { outcome: 'created', id: String(row.id), ts: Number(row.ts) } : this.settleSkipped(q);
     });
   }
 
@@ -183,18 +157,15 @@ export class TypeOrmNewsStore extends NewsStore {
    * batch), so a new statement sees the row: the same request is a replay, another a conflict.
    * Only if the row was deleted in between is the item appended again (at most three times).
    */
-  private async settleSkipped(p: PendingAppend): Promise<void> {
-    try {
-      const [row] = await this.sql.query<{ id: string; ts: string; request_hash: Buffer | null }>(FIND_BY_KEY, [p.item.feed, p.item.idempotencyKey]);
-      if (row) {
-        const same = row.request_hash && p.item.requestHash && Buffer.from(row.request_hash).equals(p.item.requestHash);
-        return p.resolve(same ? { outcome: 'replayed', id: String(row.id), ts: Number(row.ts) } : { outcome: 'conflict' });
-      }
-      if (++p.misses >= 3) throw new Error('NewsStore.append: the idempotency key kept disappearing between insert and lookup.');
-      this.enqueue(p);
-    } catch (error) {
-      p.reject(error);
+  private async settleSkipped(q: QueuedAppend): Promise<NewsAppendResult> {
+    const { item } = q;
+    const [row] = await this.sql.query<{ id: string; ts: string; request_hash: Buffer | null }>(FIND_BY_KEY, [item.feed, item.idempotencyKey]);
+    if (row) {
+      const same = row.request_hash && item.requestHash && Buffer.from(row.request_hash).equals(item.requestHash);
+      return same ? { outcome: 'replayed', id: String(row.id), ts: Number(row.ts) } : { outcome: 'conflict' };
     }
+    if (q.misses + 1 >= 3) throw new Error('NewsStore.append: the idempotency key kept disappearing between insert and lookup.');
+    return this.appends.submit(item.sequence, { item, misses: q.misses + 1 });
   }
 
   async page(query: NewsPageQuery): Promise<NewsPageRows> {
@@ -214,8 +185,17 @@ export class TypeOrmNewsStore extends NewsStore {
     return { rows: hasMore ? items.slice(0, query.limit) : items, hasMore, watermark };
   }
 
-  async recent(feeds: string[], limit: number): Promise<StoredNews[]> {
-    if (!feeds.length || limit <= 0) return [];
+  /**
+   * Identical reads (same feeds, same limit) share a statement: a new session's first /talk turns
+   * all read the global feed, and under load they wait for the read in flight to finish and go
+   * together in the next one (which starts after each of them arrived, so none misses an item).
+   */
+  recent(feeds: string[], limit: number): Promise<StoredNews[]> {
+    if (!feeds.length || limit <= 0) return Promise.resolve([]);
+    return this.recentReads.submit(`${limit} ${feeds.join(' ')}`, { feeds, limit });
+  }
+
+  private async readRecent({ feeds, limit }: RecentRead): Promise<StoredNews[]> {
     let stmt = this.recentStatements.get(feeds.length);
     if (!stmt) this.recentStatements.set(feeds.length, (stmt = statement(recentSql(feeds.length))));
     const rows = await this.sql.query<Row>(stmt, [limit, ...feeds]);

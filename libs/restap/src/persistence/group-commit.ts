@@ -1,0 +1,77 @@
+import { isStorageError } from './storage-errors';
+
+/** Runs one batch: returns one result (or a promise of it) per item, in the items' order. */
+export type BatchRunner<T, R> = (lane: string, items: T[]) => Promise<ReadonlyArray<R | PromiseLike<R>>>;
+
+interface Pending<T, R> {
+  item: T;
+  resolve: (result: R | PromiseLike<R>) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Group commit: work submitted concurrently on one lane runs as batches. While a batch of a lane
+ * is in flight, new items of that lane wait; when it settles, the next batch takes everything that
+ * waited (up to `max`). A lone item runs at once, so an idle agent adds no delay; under load one
+ * statement (one round trip, one WAL flush, one lock) serves many requests.
+ *
+ * Every item waits for its own batch: a write is acknowledged only once the statement holding it
+ * has committed, and a read that waited starts after the item was submitted, so it sees everything
+ * committed before. If a batch fails with anything but a storage outage, its items are run again
+ * one at a time, so a bad item fails alone; a storage outage fails the whole batch at once.
+ *
+ * @example
+ * const writes = new GroupCommit<Row, void>((lane, rows) => insertAll(rows), 64);
+ * await writes.submit('turns', row);
+ */
+export class GroupCommit<T, R> {
+  /** Items waiting per lane; a lane is present while a batch of it is in flight. */
+  private readonly lanes = new Map<string, Array<Pending<T, R>>>();
+
+  constructor(
+    private readonly run: BatchRunner<T, R>,
+    private readonly max: number,
+  ) {}
+
+  submit(lane: string, item: T): Promise<R> {
+    return new Promise((resolve, reject) => {
+      const pending = { item, resolve, reject };
+      const waiting = this.lanes.get(lane);
+      if (waiting) {
+        waiting.push(pending);
+        return;
+      }
+      this.lanes.set(lane, []);
+      void this.drain(lane, [pending]);
+    });
+  }
+
+  /** Runs `batch`, then whatever waited on the lane meanwhile, until nothing waits. */
+  private async drain(lane: string, batch: Array<Pending<T, R>>): Promise<void> {
+    for (;;) {
+      await this.settle(lane, batch);
+      const waiting = this.lanes.get(lane) as Array<Pending<T, R>>;
+      if (!waiting.length) {
+        this.lanes.delete(lane);
+        return;
+      }
+      batch = waiting.splice(0, this.max);
+    }
+  }
+
+  /** Runs one batch and settles every item of it; never rejects. */
+  private async settle(lane: string, batch: Array<Pending<T, R>>): Promise<void> {
+    let results: ReadonlyArray<R | PromiseLike<R>>;
+    try {
+      results = await this.run(
+        lane,
+        batch.map((p) => p.item),
+      );
+    } catch (error) {
+      if (batch.length === 1 || isStorageError(error)) batch.forEach((p) => p.reject(error));
+      else for (const p of batch) await this.settle(lane, [p]);
+      return;
+    }
+    batch.forEach((p, k) => p.resolve(results[k] as R | PromiseLike<R>));
+  }
+}
