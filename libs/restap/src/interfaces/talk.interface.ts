@@ -82,7 +82,7 @@ export interface TalkContext {
   readonly messageId: string;
   /** This session's earlier turns, oldest first, at most `talk.historyLimit` of them. */
   readonly history: readonly TalkTurn[];
-  /** News the agent should be aware of (informational only; see `NEWS_GUARD`). */
+  /** News the agent should be aware of (informational only; see `NEWS_GUARD`), oldest first; frozen. */
   readonly news: readonly NewsItem[];
   /** Fires when the client goes away or the turn times out: stop work and upstream requests. */
   readonly signal: AbortSignal;

@@ -3,7 +3,7 @@ import { RESTAP_OPTIONS } from '../restap.constants';
 import { IdempotencyKeyReusedException, MissingSessionIdException } from '../exceptions';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import type { NewsAck, NewsItem } from '../interfaces/news.interface';
-import { NewsStore } from '../persistence/news.store';
+import { NewsStore, type StoredNews } from '../persistence/news.store';
 import { parseSessionId } from '../sessions/session-id';
 import type { TalkNewsSource } from '../talk/talk-news.source';
 import { feedOf, GLOBAL_FEED, sequenceOf } from './news-feed';
@@ -35,6 +35,8 @@ export interface NewsReadRequest {
  */
 @Injectable()
 export class NewsService implements TalkNewsSource {
+  private readonly talkItems = new WeakMap<StoredNews, NewsItem>();
+
   constructor(
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly store: NewsStore,
@@ -124,7 +126,17 @@ export class NewsService implements TalkNewsSource {
     if (sessionId !== undefined) feeds.push(feedOf(sessionId));
     if (!feeds.length) return [];
     const rows = await this.store.recent(feeds, contextLimit);
-    return rows.map(toNewsItem);
+    return rows.map((row) => this.talkItem(row));
+  }
+
+  /**
+   * A stored row as a frozen item. Turns that shared one read (see `NewsStore.recent`) got the
+   * same row objects, so each row is parsed once, however many turns see it.
+   */
+  private talkItem(row: StoredNews): NewsItem {
+    let item = this.talkItems.get(row);
+    if (!item) this.talkItems.set(row, (item = deepFreeze(toNewsItem(row))));
+    return item;
   }
 
   private assertSession(sessionId: string | undefined): void {
@@ -134,4 +146,13 @@ export class NewsService implements TalkNewsSource {
       );
     }
   }
+}
+
+/** Freezes a parsed JSON value and everything in it. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }
