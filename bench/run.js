@@ -17,6 +17,7 @@ const load = require('./lib/load');
 const sse = require('./lib/sse');
 const db = require('./lib/db');
 const { startAgent } = require('./lib/server');
+const { startExpressFloor } = require('./lib/express-floor');
 
 const SECONDS = Number(process.env.BENCH_SECONDS) || 5;
 const ROUNDS = Number(process.env.BENCH_ROUNDS) || 3;
@@ -123,6 +124,21 @@ async function main() {
     );
     const { run: news, base: rawNews } = posts;
     record('news POST', `${fmt(news.rps)} req/s`, `raw INSERT ${fmt(rawNews.rps)} rows/s`, `${fmt(posts.ratio, 2)}x`, '>= 0.7x', posts.ratio >= 0.7, `p50 ${news.p50} ms, p99 ${news.p99} ms, agent CPU ${fmt(news.cpuPerReq, 3)} ms/req, raw client CPU ${fmt(rawNews.cpuPerOp, 3)} ms/row, errors ${news.errors + news.non2xx}; ratio per round ${posts.ratios}`);
+
+    // The ceiling under news POST: bare Express 5 with express.json() answering the same body, no
+    // Nest, no module, no database, in its own process — what any Express handler can reach here.
+    const express = await startExpressFloor();
+    const floorPosts = await paired(
+      () => load.loop({ op: db.newsInsert(pool), concurrency: CONNECTIONS, seconds: SECONDS }),
+      async () => {
+        const before = express.cpuMs();
+        const result = await load.http({ url: `${express.url}/news`, method: 'POST', headers: json, body: JSON.stringify({ type: 'note', message: 'hello' }), connections: CONNECTIONS, seconds: SECONDS });
+        return { ...result, cpuPerReq: (express.cpuMs() - before) / Math.max(1, result.total) };
+      },
+    );
+    await express.stop();
+    const { run: bareExpress, base: rawNews2 } = floorPosts;
+    record('Express floor: bare Express 5 + express.json() POST (no Nest, no DB)', `${fmt(bareExpress.rps)} req/s`, `raw INSERT ${fmt(rawNews2.rps)} rows/s`, `${fmt(floorPosts.ratio, 2)}x`, 'reported', true, `CPU ${fmt(bareExpress.cpuPerReq, 3)} ms/req; the most an Express handler serves here; ratio per round ${floorPosts.ratios}`);
 
     // 5. GET /news polls at 10k and at NEWS_ROWS items (seeded in bulk).
     await pool.query('TRUNCATE restap_news');
