@@ -1,0 +1,100 @@
+'use strict';
+/**
+ * `npm run bench:instructions -- <scenario...>`: instructions the agent executes per request,
+ * counted by valgrind's callgrind. CPU time on a shared VM drifts by 2x between runs; instruction
+ * counts of the same build repeat within a few percent, so this is the tool for A/B comparisons of
+ * a code change. Not part of `npm run bench` (it takes ~20-30 s per scenario and needs valgrind).
+ *
+ * The built sample runs under callgrind with instrumentation off; after WARM requests (JIT warm-up)
+ * it is switched on for N requests at C connections, then the counts are dumped and summed.
+ * Scenarios: live (GET /health/live), news (POST /news), talk (POST /talk JSON), catalog.
+ *
+ * Env: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a fresh database
+ * restap_instructions is made in it), N (1000), C (4), WARM (1500). Loopback only.
+ */
+const { spawn, execFileSync } = require('node:child_process');
+const { mkdtempSync, readdirSync, readFileSync, rmSync } = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const db = require('./lib/db');
+const { MAIN } = require('./lib/server');
+
+const N = Number(process.env.N) || 1000;
+const C = Number(process.env.C) || 4;
+const WARM = Number(process.env.WARM) || 1500;
+const SERVER = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const JSON_POST = { method: 'POST', headers: { 'content-type': 'application/json' } };
+const SCENARIOS = {
+  live: { path: '/health/live' },
+  catalog: { path: '/.well-known/restap.json' },
+  news: { path: '/news', ...JSON_POST, body: JSON.stringify({ type: 'note', message: 'hello' }) },
+  talk: { path: '/talk', ...JSON_POST, body: JSON.stringify({ message: 'hi' }) },
+};
+
+async function drive(url, scenario, count) {
+  let sent = 0;
+  await Promise.all(Array.from({ length: C }, async () => {
+    while (sent++ < count) {
+      const res = await fetch(url + scenario.path, { method: scenario.method ?? 'GET', headers: scenario.headers, body: scenario.body });
+      await res.arrayBuffer();
+      if (res.status >= 300) throw new Error(`${scenario.path} answered ${res.status}`);
+    }
+  }));
+}
+
+async function measure(name, databaseUrl) {
+  const scenario = SCENARIOS[name];
+  if (!scenario) throw new Error(`unknown scenario ${name}: one of ${Object.keys(SCENARIOS).join(', ')}`);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'restap-callgrind-'));
+  const port = 3700 + Math.floor(Math.random() * 90);
+  // vgdb (behind callgrind_control) names its pipes after USER and HOST: both sides must agree.
+  const env = { ...process.env, USER: process.env.USER || 'bench', LOGNAME: process.env.LOGNAME || 'bench', HOST: '127.0.0.1' };
+  const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${dir}/out`, process.execPath, MAIN], {
+    env: { ...env, PORT: String(port), DATABASE_URL: databaseUrl, RESTAP_BENCH: '1', RESTAP_RATE_LIMIT: '0' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  const control = (...args) => execFileSync('callgrind_control', [...args, String(child.pid)], { env, stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    const deadline = Date.now() + 180_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`agent exited under valgrind:\n${stderr}`);
+      if (Date.now() > deadline) throw new Error('agent did not start under valgrind in 180 s');
+      if (await fetch(`${url}/health/live`).then((r) => r.ok, () => false)) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    await drive(url, scenario, WARM);
+    control('-i', 'on');
+    await drive(url, scenario, N);
+    control('-i', 'off');
+    control('-d');
+  } finally {
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+  }
+  let total = 0;
+  for (const file of readdirSync(dir)) {
+    const totals = /^totals:\s+(\d+)/m.exec(readFileSync(path.join(dir, file), 'utf8'));
+    if (totals) total += Number(totals[1]);
+  }
+  rmSync(dir, { recursive: true, force: true });
+  if (!total) throw new Error('callgrind recorded nothing (is callgrind_control able to reach the process?)');
+  return total / N;
+}
+
+async function main() {
+  const names = process.argv.slice(2);
+  if (!names.length) throw new Error(`name scenarios: ${Object.keys(SCENARIOS).join(', ')}`);
+  const database = await db.freshDatabase(SERVER, 'restap_instructions');
+  for (const name of names) {
+    const perRequest = await measure(name, database.url);
+    console.log(`${name}: ${(perRequest / 1000).toFixed(1)} k instructions/request (${N} requests at ${C} connections after ${WARM} warm-up)`);
+  }
+}
+
+main().catch((error) => {
+  console.error(error.message ?? error);
+  process.exit(1);
+});
