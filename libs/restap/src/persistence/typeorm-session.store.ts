@@ -42,8 +42,8 @@ export const APPEND_TURNS = statement(`
   FROM t JOIN session USING (key_hash)
   ORDER BY t.ord`);
 
-/** Turns one write statement takes at most (each session's pair counts as two). */
-export const MAX_TURN_BATCH = 128;
+/** `appendTurns` calls one write statement takes at most. */
+export const MAX_TURN_BATCH = 64;
 /** Sessions one history read takes at most. */
 export const MAX_HISTORY_BATCH = 64;
 
