@@ -3,11 +3,12 @@ import { RESTAP_OPTIONS } from '../restap.constants';
 import { IdempotencyKeyReusedException, MissingSessionIdException } from '../exceptions';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import type { NewsAck, NewsItem } from '../interfaces/news.interface';
-import { NewsStore, type StoredNews } from '../persistence/news.store';
+import { NewsStore } from '../persistence/news.store';
 import { parseSessionId } from '../sessions/session-id';
 import type { TalkNewsSource } from '../talk/talk-news.source';
 import { feedOf, GLOBAL_FEED, sequenceOf } from './news-feed';
 import { newsIdOf, pageJson, toNewsItem } from './news-page.writer';
+import { NewsItemCache } from './news-item.cache';
 import type { NewsDraft, NewsPublishOptions } from './news-publish.options';
 import { parseNewsItem, requestHash } from './news-request.parser';
 import { NewsDispatcher } from './news.dispatcher';
@@ -35,7 +36,7 @@ export interface NewsReadRequest {
  */
 @Injectable()
 export class NewsService implements TalkNewsSource {
-  private readonly talkItems = new WeakMap<StoredNews, NewsItem>();
+  private readonly talkItems = new NewsItemCache();
 
   constructor(
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
@@ -126,17 +127,7 @@ export class NewsService implements TalkNewsSource {
     if (sessionId !== undefined) feeds.push(feedOf(sessionId));
     if (!feeds.length) return [];
     const rows = await this.store.recent(feeds, contextLimit);
-    return rows.map((row) => this.talkItem(row));
-  }
-
-  /**
-   * A stored row as a frozen item. Turns that shared one read (see `NewsStore.recent`) got the
-   * same row objects, so each row is parsed once, however many turns see it.
-   */
-  private talkItem(row: StoredNews): NewsItem {
-    let item = this.talkItems.get(row);
-    if (!item) this.talkItems.set(row, (item = deepFreeze(toNewsItem(row))));
-    return item;
+    return rows.map((row) => this.talkItems.itemOf(row));
   }
 
   private assertSession(sessionId: string | undefined): void {
@@ -146,13 +137,4 @@ export class NewsService implements TalkNewsSource {
       );
     }
   }
-}
-
-/** Freezes a parsed JSON value and everything in it. */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }
