@@ -6,7 +6,7 @@
  * Express can serve on this machine under the same load. Run directly, it is that server.
  */
 const { fork } = require('node:child_process');
-const { readFileSync } = require('node:fs');
+const { cpuMsOf } = require('./server');
 
 const ANSWER = '{"status":"received","news_id":"news_1","message":"Message stored successfully"}';
 
@@ -31,10 +31,7 @@ async function startExpressFloor() {
   });
   return {
     url: `http://127.0.0.1:${port}`,
-    cpuMs() {
-      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      return (Number(fields[11]) + Number(fields[12])) * 10;
-    },
+    cpuMs: () => cpuMsOf(child.pid),
     stop: () =>
       new Promise((resolve) => {
         const timer = setTimeout(() => child.kill('SIGKILL'), 5000);

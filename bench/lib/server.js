@@ -35,10 +35,7 @@ async function startAgent({ port, env = {}, nodeArgs = [] }) {
       return Number(/VmHWM:\s+(\d+)/.exec(status)[1]) / 1024;
     },
     /** CPU time (user + system) the agent process has used so far, ms. */
-    cpuMs() {
-      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime in 1/100 s ticks
-    },
+    cpuMs: () => cpuMsOf(child.pid),
     rssMb() {
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       return Number(/VmRSS:\s+(\d+)/.exec(status)[1]) / 1024;
@@ -54,4 +51,10 @@ async function startAgent({ port, env = {}, nodeArgs = [] }) {
   };
 }
 
-module.exports = { startAgent, MAIN };
+/** CPU time (user + system) process `pid` has used so far, ms. */
+function cpuMsOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime in 1/100 s ticks
+}
+
+module.exports = { startAgent, cpuMsOf, MAIN };
