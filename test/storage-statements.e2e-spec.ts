@@ -150,11 +150,39 @@ describe('the news a /talk turn sees: identical concurrent reads share one state
   });
 
   it('a read that waited for the one in flight still sees an item committed before it was asked for', async () => {
-    const store = new TypeOrmNewsStore(new RestapSql(agent.app.get(DataSource), options()));
-    const inFlight = store.recent(['global'], 5);
-    const fresh = await new TypeOrmNewsStore(new RestapSql(agent.app.get(DataSource), options())).append(item(2, { body: JSON.stringify({ type: 'note', marker: Date.now() }) }));
-    const [, after] = await Promise.all([inFlight, store.recent(['global'], 5)]);
-    expect(after.map((r) => r.id)).toContain((fresh as { id: string }).id);
+    /** Holds back the answer of its first statement (which has run) until released. */
+    class HeldSql extends CountingSql {
+      release!: () => void;
+      ran!: Promise<void>;
+      private markRan!: () => void;
+      private readonly gate = new Promise<void>((resolve) => (this.release = resolve));
+      private held = false;
+      constructor(...args: ConstructorParameters<typeof CountingSql>) {
+        super(...args);
+        this.ran = new Promise<void>((resolve) => (this.markRan = resolve));
+      }
+      override async query<T>(stmt: RestapStatement, params: unknown[]): Promise<T[]> {
+        const rows = await super.query<T>(stmt, params);
+        if (!this.held) {
+          this.held = true;
+          this.markRan();
+          await this.gate;
+        }
+        return rows;
+      }
+    }
+    const sql = new HeldSql(agent.app.get(DataSource), options());
+    const store = new TypeOrmNewsStore(sql);
+    const body = JSON.stringify({ type: 'note', marker: `${Date.now()} ${Math.random()}` });
+    const first = store.recent(['global'], 5);
+    await sql.ran; // the first read has run: its snapshot predates the append below
+    const fresh = (await new TypeOrmNewsStore(new RestapSql(agent.app.get(DataSource), options())).append(item(2, { body }))) as { id: string };
+    const second = store.recent(['global'], 5); // asked after the commit, while the first is in flight
+    sql.release();
+    const [before, after] = await Promise.all([first, second]);
+    expect(before.map((r) => r.body)).not.toContain(body);
+    expect(after.map((r) => r.id)).toContain(fresh.id);
+    expect(sql.sent).toHaveLength(2); // the second waited, then ran its own statement
   });
 
   it('keeps reads of different feeds or limits apart', async () => {
@@ -208,10 +236,14 @@ describe('POST /talk: concurrent turns share their history read and their turn w
   });
 
   it('keeps the newest `limit` turns per session, oldest first, when sessions share a read', async () => {
-    const store = new TypeOrmSessionStore(new RestapSql(agent.app.get(DataSource), options()));
-    const [a, b] = keys(2);
+    const sql = new CountingSql(agent.app.get(DataSource), options());
+    const store = new TypeOrmSessionStore(sql);
+    const [a, b, other] = keys(3);
     for (const round of [1, 2, 3]) await Promise.all([store.appendTurns(a, pair(`a${round}`)), store.appendTurns(b, pair(`b${round}`))]);
-    const [histA, histB] = await Promise.all([store.loadHistory(a, 3), store.loadHistory(b, 3)]);
+    sql.sent.length = 0;
+    // `other` is in flight alone; a and b wait and share the next statement.
+    const [, histA, histB] = await Promise.all([store.loadHistory(other, 3), store.loadHistory(a, 3), store.loadHistory(b, 3)]);
+    expect(sql.sent).toHaveLength(2);
     expect(contents(histA)).toEqual(['assistant: answer a2', 'user: question a3', 'assistant: answer a3']);
     expect(contents(histB)).toEqual(['assistant: answer b2', 'user: question b3', 'assistant: answer b3']);
   });

@@ -8,8 +8,11 @@ interface Entry {
   item: NewsItem;
 }
 
-/** Body characters the cache holds at most, by default (least recently used entries go first). */
-export const NEWS_ITEM_CACHE_CHARS = 4 * 1024 * 1024;
+/**
+ * Body characters the cache holds at most, by default (least recently used entries go first). The
+ * parsed objects take several times their text, so this is a few MB of heap at most.
+ */
+export const NEWS_ITEM_CACHE_CHARS = 1024 * 1024;
 
 /**
  * Parsed, deeply frozen items for `ctx.news`. Every /talk turn reads the newest items of its feeds

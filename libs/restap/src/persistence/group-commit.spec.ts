@@ -84,4 +84,24 @@ describe('GroupCommit (concurrent statements share one batch)', () => {
     await commit.submit('a', 2);
     expect(batches.map((b) => b.items)).toEqual([[1], [2]]);
   });
+
+  it('fails a batch of reads as a whole (retryAlone: false): identical items would fail alike', async () => {
+    const bad = new Error('relation does not exist');
+    const { batches, run } = recording((items) => (items.length > 1 ? bad : undefined));
+    const commit = new GroupCommit(run, 64, { retryAlone: false });
+    const settled = await Promise.allSettled([1, 2, 3].map((n) => commit.submit('a', n)));
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
+    expect(batches).toHaveLength(2);
+  });
+
+  it('treats a runner that answers the wrong number of results as a failed batch, never leaving an item unsettled', async () => {
+    const commit = new GroupCommit<number, number>(async () => [], 64);
+    const settled = await Promise.allSettled([1, 2].map((n) => commit.submit('a', n)));
+    expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected']);
+    expect((settled[0] as PromiseRejectedResult).reason.message).toMatch(/a batch of 1 gave 0 results/);
+  });
+
+  it('refuses a max below one', () => {
+    expect(() => new GroupCommit(async () => [], 0)).toThrow(RangeError);
+  });
 });

@@ -17,8 +17,9 @@ interface Pending<T, R> {
  *
  * Every item waits for its own batch: a write is acknowledged only once the statement holding it
  * has committed, and a read that waited starts after the item was submitted, so it sees everything
- * committed before. If a batch fails with anything but a storage outage, its items are run again
- * one at a time, so a bad item fails alone; a storage outage fails the whole batch at once.
+ * committed before. If a batch of writes fails with anything but a storage outage, its items are
+ * run again one at a time, so a bad item fails alone; a storage outage fails the whole batch at
+ * once. Reads (`retryAlone: false`) fail as a batch: their items are alike, so would their errors be.
  *
  * @example
  * const writes = new GroupCommit<Row, void>((lane, rows) => insertAll(rows), 64);
@@ -31,7 +32,10 @@ export class GroupCommit<T, R> {
   constructor(
     private readonly run: BatchRunner<T, R>,
     private readonly max: number,
-  ) {}
+    private readonly options: { retryAlone: boolean } = { retryAlone: true },
+  ) {
+    if (!Number.isInteger(max) || max < 1) throw new RangeError(`GroupCommit: max must be a positive integer, got ${max}.`);
+  }
 
   submit(lane: string, item: T): Promise<R> {
     return new Promise((resolve, reject) => {
@@ -67,8 +71,11 @@ export class GroupCommit<T, R> {
         lane,
         batch.map((p) => p.item),
       );
+      if (!Array.isArray(results) || results.length !== batch.length) {
+        throw new Error(`GroupCommit: a batch of ${batch.length} gave ${Array.isArray(results) ? results.length : 'no'} results.`);
+      }
     } catch (error) {
-      if (batch.length === 1 || isStorageError(error)) batch.forEach((p) => p.reject(error));
+      if (batch.length === 1 || !this.options.retryAlone || isStorageError(error)) batch.forEach((p) => p.reject(error));
       else for (const p of batch) await this.settle(lane, [p]);
       return;
     }

@@ -121,6 +121,7 @@ export class TypeOrmNewsStore extends NewsStore {
   private readonly recentReads = new GroupCommit<RecentRead, StoredNews[]>(
     (_, reads) => this.readRecent(reads[0]).then((rows) => reads.map(() => rows.slice())),
     MAX_SHARED_READ,
+    { retryAlone: false },
   );
   private readonly recentStatements = new Map<number, RestapStatement>();
 

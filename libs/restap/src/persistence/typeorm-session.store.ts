@@ -56,6 +56,11 @@ interface TurnRow {
   created_at: Date | string;
 }
 
+interface HistoryRead {
+  keyHash: Buffer;
+  limit: number;
+}
+
 interface TurnsToAppend {
   keyHash: Buffer;
   turns: readonly NewTalkTurn[];
@@ -73,14 +78,16 @@ interface TurnsToAppend {
  */
 @Injectable()
 export class TypeOrmSessionStore implements SessionStore {
-  private readonly histories = new GroupCommit<Buffer, TalkTurn[]>((limit, keys) => this.readHistories(Number(limit), keys), MAX_HISTORY_BATCH);
+  private readonly histories = new GroupCommit<HistoryRead, TalkTurn[]>((_, reads) => this.readHistories(reads), MAX_HISTORY_BATCH, {
+    retryAlone: false,
+  });
   private readonly writes = new GroupCommit<TurnsToAppend, void>((_, batch) => this.writeTurns(batch), MAX_TURN_BATCH);
 
   constructor(private readonly sql: RestapSql) {}
 
   loadHistory(keyHash: Buffer, limit: number): Promise<TalkTurn[]> {
     if (limit <= 0) return Promise.resolve([]);
-    return this.histories.submit(String(limit), keyHash);
+    return this.histories.submit(`limit ${limit}`, { keyHash, limit });
   }
 
   appendTurns(keyHash: Buffer, turns: readonly NewTalkTurn[]): Promise<void> {
@@ -88,8 +95,9 @@ export class TypeOrmSessionStore implements SessionStore {
     return this.writes.submit('turns', { keyHash, turns });
   }
 
-  private async readHistories(limit: number, keys: Buffer[]): Promise<TalkTurn[][]> {
-    const rows = await this.sql.query<TurnRow>(LOAD_HISTORIES, [keys, limit]);
+  /** One statement for reads of the same `limit` (their lane). */
+  private async readHistories(reads: HistoryRead[]): Promise<TalkTurn[][]> {
+    const rows = await this.sql.query<TurnRow>(LOAD_HISTORIES, [reads.map((r) => r.keyHash), reads[0].limit]);
     const bySession = new Map<string, TalkTurn[]>();
     for (const row of rows) {
       const key = Buffer.from(row.key_hash).toString('hex');
@@ -104,7 +112,7 @@ export class TypeOrmSessionStore implements SessionStore {
       });
     }
     // A session asked for twice in one batch gets its own copy each time.
-    return keys.map((key) => [...(bySession.get(key.toString('hex')) ?? [])]);
+    return reads.map((r) => [...(bySession.get(Buffer.from(r.keyHash).toString('hex')) ?? [])]);
   }
 
   private async writeTurns(batch: TurnsToAppend[]): Promise<void[]> {
