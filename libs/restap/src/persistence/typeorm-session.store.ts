@@ -9,7 +9,7 @@ import type { NewTalkTurn, SessionStore } from './session.store';
  * index probe per session (key_hash), then a backward range scan of its (session_id, id) index.
  */
 export const LOAD_HISTORIES = statement(`
-  SELECT s.key_hash, t.message_id, t.role, t.content, t.status, t.created_at
+  SELECT encode(s.key_hash, 'hex') AS session, t.message_id, t.role, t.content, t.status, t.created_at
   FROM restap_sessions s
   CROSS JOIN LATERAL (
     SELECT id, message_id, role, content, status, created_at
@@ -48,7 +48,8 @@ export const MAX_TURN_BATCH = 64;
 export const MAX_HISTORY_BATCH = 64;
 
 interface TurnRow {
-  key_hash: Buffer;
+  /** The session's key hash, hex. */
+  session: string;
   message_id: string;
   role: TalkRole;
   content: string;
@@ -100,9 +101,8 @@ export class TypeOrmSessionStore implements SessionStore {
     const rows = await this.sql.query<TurnRow>(LOAD_HISTORIES, [reads.map((r) => r.keyHash), reads[0].limit]);
     const bySession = new Map<string, TalkTurn[]>();
     for (const row of rows) {
-      const key = Buffer.from(row.key_hash).toString('hex');
-      let turns = bySession.get(key);
-      if (!turns) bySession.set(key, (turns = []));
+      let turns = bySession.get(row.session);
+      if (!turns) bySession.set(row.session, (turns = []));
       turns.push({
         role: row.role,
         content: row.content,
