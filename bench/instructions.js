@@ -12,12 +12,12 @@
  * Env: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a fresh database
  * restap_instructions is made in it), N (1000), C (4), WARM (1500). Loopback only.
  */
-const { spawn, execFileSync } = require('node:child_process');
+const { execFileSync } = require('node:child_process');
 const { mkdtempSync, readdirSync, readFileSync, rmSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const db = require('./lib/db');
-const { MAIN } = require('./lib/server');
+const { startAgent } = require('./lib/server');
 
 const N = Number(process.env.N) || 1000;
 const C = Number(process.env.C) || 4;
@@ -46,33 +46,23 @@ async function measure(name, databaseUrl) {
   const scenario = SCENARIOS[name];
   if (!scenario) throw new Error(`unknown scenario ${name}: one of ${Object.keys(SCENARIOS).join(', ')}`);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'restap-callgrind-'));
-  const port = 3700 + Math.floor(Math.random() * 90);
   // vgdb (behind callgrind_control) names its pipes after USER and HOST: both sides must agree.
-  const env = { ...process.env, USER: process.env.USER || 'bench', LOGNAME: process.env.LOGNAME || 'bench', HOST: '127.0.0.1' };
-  const child = spawn('valgrind', ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${dir}/out`, process.execPath, MAIN], {
-    env: { ...env, PORT: String(port), DATABASE_URL: databaseUrl, RESTAP_BENCH: '1', RESTAP_RATE_LIMIT: '0' },
-    stdio: ['ignore', 'ignore', 'pipe'],
+  const names = { USER: process.env.USER || 'bench', LOGNAME: process.env.LOGNAME || 'bench', HOST: '127.0.0.1' };
+  const agent = await startAgent({
+    port: 3700 + Math.floor(Math.random() * 90),
+    wrapper: ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${dir}/out`],
+    env: { ...names, DATABASE_URL: databaseUrl, RESTAP_BENCH: '1', RESTAP_RATE_LIMIT: '0' },
+    startTimeoutMs: 180_000,
   });
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr += d));
-  const control = (...args) => execFileSync('callgrind_control', [...args, String(child.pid)], { env, stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}`;
+  const control = (...args) => execFileSync('callgrind_control', [...args, String(agent.pid)], { env: { ...process.env, ...names }, stdio: 'ignore' });
   try {
-    const deadline = Date.now() + 180_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`agent exited under valgrind:\n${stderr}`);
-      if (Date.now() > deadline) throw new Error('agent did not start under valgrind in 180 s');
-      if (await fetch(`${url}/health/live`).then((r) => r.ok, () => false)) break;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-    await drive(url, scenario, WARM);
+    await drive(agent.url, scenario, WARM);
     control('-i', 'on');
-    await drive(url, scenario, N);
+    await drive(agent.url, scenario, N);
     control('-i', 'off');
     control('-d');
   } finally {
-    child.kill('SIGKILL');
-    await new Promise((r) => child.once('exit', r));
+    await agent.stop();
   }
   let total = 0;
   for (const file of readdirSync(dir)) {

@@ -6,8 +6,13 @@ const path = require('node:path');
 
 const MAIN = path.join(__dirname, '..', '..', 'dist', 'apps', 'sample-agent', 'apps', 'sample-agent', 'src', 'main.js');
 
-async function startAgent({ port, env = {}, nodeArgs = [] }) {
-  const child = spawn(process.execPath, [...nodeArgs, MAIN], {
+/**
+ * Starts the agent and waits until it serves its catalog. `wrapper` runs it under another
+ * program (e.g. valgrind, which keeps the pid); `startTimeoutMs` bounds the wait.
+ */
+async function startAgent({ port, env = {}, nodeArgs = [], wrapper = [], startTimeoutMs = 60_000 }) {
+  const [command, ...args] = [...wrapper, process.execPath, ...nodeArgs, MAIN];
+  const child = spawn(command, args, {
     env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -15,7 +20,7 @@ async function startAgent({ port, env = {}, nodeArgs = [] }) {
   child.stdout.on('data', (d) => (output += d));
   child.stderr.on('data', (d) => (output += d));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + startTimeoutMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`agent exited early:\n${output}`);
     try {
