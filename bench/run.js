@@ -127,18 +127,25 @@ async function main() {
 
     // The ceiling under news POST: bare Express 5 with express.json() answering the same body, no
     // Nest, no module, no database, in its own process — what any Express handler can reach here.
-    const express = await startExpressFloor();
-    const floorPosts = await paired(
-      () => load.loop({ op: db.newsInsert(pool), concurrency: CONNECTIONS, seconds: SECONDS }),
-      async () => {
-        const before = express.cpuMs();
-        const result = await load.http({ url: `${express.url}/news`, method: 'POST', headers: json, body: JSON.stringify({ type: 'note', message: 'hello' }), connections: CONNECTIONS, seconds: SECONDS });
-        return { ...result, cpuPerReq: (express.cpuMs() - before) / Math.max(1, result.total) };
-      },
-    );
-    await express.stop();
-    const { run: bareExpress, base: rawNews2 } = floorPosts;
-    record('Express floor: bare Express 5 + express.json() POST (no Nest, no DB)', `${fmt(bareExpress.rps)} req/s`, `raw INSERT ${fmt(rawNews2.rps)} rows/s`, `${fmt(floorPosts.ratio, 2)}x`, 'reported', true, `CPU ${fmt(bareExpress.cpuPerReq, 3)} ms/req; the most an Express handler serves here; ratio per round ${floorPosts.ratios}`);
+    // Stock Express, and Express on a server that prebuilds its prototypes (as the sample's adapter).
+    const floors = [
+      ['stock', 'Express floor: bare Express 5 + express.json() POST (no Nest, no DB)', 'as Express ships'],
+      ['prebuilt', 'Express floor, prototypes prebuilt (RestapExpressAdapter\'s server, as the sample)', 'the same app; requests built on Express\'s prototypes'],
+    ];
+    for (const [kind, scenario, what] of floors) {
+      const express = await startExpressFloor(kind);
+      const floorPosts = await paired(
+        () => load.loop({ op: db.newsInsert(pool), concurrency: CONNECTIONS, seconds: SECONDS }),
+        async () => {
+          const before = express.cpuMs();
+          const result = await load.http({ url: `${express.url}/news`, method: 'POST', headers: json, body: JSON.stringify({ type: 'note', message: 'hello' }), connections: CONNECTIONS, seconds: SECONDS });
+          return { ...result, cpuPerReq: (express.cpuMs() - before) / Math.max(1, result.total) };
+        },
+      );
+      await express.stop();
+      const { run: bareExpress, base: rawNews2 } = floorPosts;
+      record(scenario, `${fmt(bareExpress.rps)} req/s`, `raw INSERT ${fmt(rawNews2.rps)} rows/s`, `${fmt(floorPosts.ratio, 2)}x`, 'reported', true, `CPU ${fmt(bareExpress.cpuPerReq, 3)} ms/req; ${what}; ratio per round ${floorPosts.ratios}`);
+    }
 
     // 5. GET /news polls at 10k and at NEWS_ROWS items (seeded in bulk).
     await pool.query('TRUNCATE restap_news');

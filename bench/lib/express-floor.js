@@ -4,27 +4,37 @@
  * `express.json()` and one POST route that writes a fixed JSON answer — no Nest, no module, no
  * database. Run as its own process like the agent, so its figure is the most any handler behind
  * Express can serve on this machine under the same load. Run directly, it is that server.
+ *
+ * Two kinds: 'stock' (`app.listen`, as Express ships) and 'prebuilt', whose HTTP server builds
+ * requests and responses on the app's prototypes as RestapExpressAdapter's does (the sample runs
+ * on it), so Express's per-request prototype swap changes nothing. 'prebuilt' needs the build.
  */
 const { fork } = require('node:child_process');
+const http = require('node:http');
+const path = require('node:path');
 const { cpuMsOf } = require('./server');
 
 const ANSWER = '{"status":"received","news_id":"news_1","message":"Message stored successfully"}';
 
+const ADAPTER = path.join(__dirname, '..', '..', 'dist', 'apps', 'sample-agent', 'libs', 'restap', 'src', 'http', 'restap-express.adapter.js');
+
 if (require.main === module) {
   const express = require('express');
   const app = express();
+  const kind = process.argv[2];
   app.use(express.json());
   app.post('/news', (req, res) => {
     res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(ANSWER) });
     res.end(ANSWER);
   });
-  const server = app.listen(0, '127.0.0.1', () => process.send(server.address().port));
+  const server = kind === 'prebuilt' ? http.createServer(require(ADAPTER).expressMessageClasses(app), app) : http.createServer(app);
+  server.listen(0, '127.0.0.1', () => process.send(server.address().port));
   process.on('message', () => server.close(() => process.exit(0)));
 }
 
-/** Starts the floor server as a child process; returns its URL, its CPU so far (ms) and stop(). */
-async function startExpressFloor() {
-  const child = fork(__filename, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+/** Starts the floor server ('stock' or 'prebuilt') as a child process; returns its URL, its CPU so far (ms) and stop(). */
+async function startExpressFloor(kind = 'stock') {
+  const child = fork(__filename, [kind], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const port = await new Promise((resolve, reject) => {
     child.once('message', resolve);
     child.once('exit', (code) => reject(new Error(`express floor exited (${code})`)));

@@ -1,15 +1,16 @@
 import { INestApplication, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { InvalidRequestException, RestapExceptionFilter } from 'nestjs-restap';
+import { InvalidRequestException, RestapExceptionFilter, RestapExpressAdapter } from 'nestjs-restap';
 import { AGENT_INFO, AppModule } from './app.module';
 import type { SampleConfig } from './sample.config';
 import { accessLog } from './http/access-log.middleware';
 
 /** Creates the sample app with its global pipe, error shape and Swagger UI; does not listen. */
 export async function createSampleApp(config: SampleConfig, options: { logger?: false | Array<'log' | 'error' | 'warn'> } = {}): Promise<NestExpressApplication> {
-  const adapter = new ExpressAdapter();
+  // Requests and responses built on Express's prototypes: Express's per-request prototype swap is a no-op.
+  const adapter = new RestapExpressAdapter();
   // First in line, so it also sees what RESTAP's own middleware answers (415, 413, 503 while draining).
   if (config.accessLog) adapter.use(accessLog());
   const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), adapter, {

@@ -14,6 +14,7 @@ export { CatalogService } from './catalog/catalog.service';
 export { RESTAP_CATALOG_SCHEMA } from './catalog/catalog.schema';
 export { RestapBootstrapError } from './discovery/restap-bootstrap.error';
 export * from './exceptions';
+export { RestapExpressAdapter } from './http/restap-express.adapter';
 export { RestapExceptionFilter } from './exceptions/restap-exception.filter';
 export { RESTAP_ENTITIES, RESTAP_MIGRATIONS, RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity } from './persistence';
 export { CATALOG_PATH, SESSION_ID_HEADER, SESSION_ID_PATTERN, NEWS_GUARD, RESTAP_VERSION } from './restap.constants';
