@@ -20,6 +20,28 @@ class CountingSql extends RestapSql {
   }
 }
 
+/** Holds back the answer of its first statement (which has run) until released. */
+class HeldSql extends CountingSql {
+  release!: () => void;
+  ran!: Promise<void>;
+  private markRan!: () => void;
+  private readonly gate = new Promise<void>((resolve) => (this.release = resolve));
+  private held = false;
+  constructor(...args: ConstructorParameters<typeof CountingSql>) {
+    super(...args);
+    this.ran = new Promise<void>((resolve) => (this.markRan = resolve));
+  }
+  override async query<T>(stmt: RestapStatement, params: unknown[]): Promise<T[]> {
+    const rows = await super.query<T>(stmt, params);
+    if (!this.held) {
+      this.held = true;
+      this.markRan();
+      await this.gate;
+    }
+    return rows;
+  }
+}
+
 const agent = useSampleAgent();
 const options = (overrides: Partial<ResolvedRestapOptions['storage']> = {}): ResolvedRestapOptions => {
   const resolved = agent.app.get<ResolvedRestapOptions>(RESTAP_OPTIONS);
@@ -150,27 +172,6 @@ describe('the news a /talk turn sees: identical concurrent reads share one state
   });
 
   it('a read that waited for the one in flight still sees an item committed before it was asked for', async () => {
-    /** Holds back the answer of its first statement (which has run) until released. */
-    class HeldSql extends CountingSql {
-      release!: () => void;
-      ran!: Promise<void>;
-      private markRan!: () => void;
-      private readonly gate = new Promise<void>((resolve) => (this.release = resolve));
-      private held = false;
-      constructor(...args: ConstructorParameters<typeof CountingSql>) {
-        super(...args);
-        this.ran = new Promise<void>((resolve) => (this.markRan = resolve));
-      }
-      override async query<T>(stmt: RestapStatement, params: unknown[]): Promise<T[]> {
-        const rows = await super.query<T>(stmt, params);
-        if (!this.held) {
-          this.held = true;
-          this.markRan();
-          await this.gate;
-        }
-        return rows;
-      }
-    }
     const sql = new HeldSql(agent.app.get(DataSource), options());
     const store = new TypeOrmNewsStore(sql);
     const body = JSON.stringify({ type: 'note', marker: `${Date.now()} ${Math.random()}` });
@@ -195,6 +196,60 @@ describe('the news a /talk turn sees: identical concurrent reads share one state
     expect(global.map((r) => r.body)).not.toContain(body);
     expect(one).toHaveLength(1);
     expect(global.length).toBeGreaterThan(1);
+  });
+});
+
+describe('GET /news: identical concurrent polls share one statement', () => {
+  const poll = { sequence: 'global', since: 0, limit: 3 };
+
+  it('serves 20 concurrent identical polls with two statements, each caller its own copy', async () => {
+    const writer = new TypeOrmNewsStore(new RestapSql(agent.app.get(DataSource), options()));
+    for (let n = 0; n < 4; n++) await writer.append(item(10));
+    const sql = new CountingSql(agent.app.get(DataSource), options());
+    const store = new TypeOrmNewsStore(sql);
+    const pages = await Promise.all(Array.from({ length: 20 }, () => store.page(poll)));
+    expect(sql.sent).toHaveLength(2); // the first alone, then the 19 that waited
+    for (const page of pages) expect(page).toEqual(pages[0]);
+    expect(pages[1].rows).not.toBe(pages[2].rows);
+    expect(pages[0].rows).toHaveLength(3);
+    expect(pages[0].hasMore).toBe(true);
+  });
+
+  it('a poll that waited for the one in flight still sees an item committed before it was asked for', async () => {
+    const sql = new HeldSql(agent.app.get(DataSource), options());
+    const store = new TypeOrmNewsStore(sql);
+    const writer = new TypeOrmNewsStore(new RestapSql(agent.app.get(DataSource), options()));
+    const since = ((await writer.append(item(11))) as { ts: number }).ts;
+    const first = store.page({ ...poll, since });
+    await sql.ran; // the first poll has run: its snapshot predates the append below
+    const fresh = (await writer.append(item(12))) as { id: string; ts: number };
+    const second = store.page({ ...poll, since }); // asked after the commit, while the first is in flight
+    sql.release();
+    const [before, after] = await Promise.all([first, second]);
+    expect(before.rows).toEqual([]);
+    expect(after.rows.map((r) => r.id)).toEqual([fresh.id]);
+    expect(after.watermark).toBeGreaterThanOrEqual(fresh.ts);
+    expect(sql.sent).toHaveLength(2); // the second waited, then ran its own statement
+  });
+
+  it('keeps polls of different feeds, since or limit apart', async () => {
+    const sql = new CountingSql(agent.app.get(DataSource), options());
+    const store = new TypeOrmNewsStore(sql);
+    const feed = 'd'.repeat(64);
+    const body = JSON.stringify({ type: 'note', feed, at: Date.now() });
+    await store.append(item(13, { feed, body }));
+    sql.sent.length = 0;
+    const [all, mine, one, later] = await Promise.all([
+      store.page({ ...poll, limit: 50 }),
+      store.page({ ...poll, feed, limit: 50 }),
+      store.page({ ...poll, limit: 1 }),
+      store.page({ ...poll, since: Number.MAX_SAFE_INTEGER - 1 }),
+    ]);
+    expect(sql.sent).toHaveLength(4);
+    expect(mine.rows.map((r) => r.body)).toEqual([body]);
+    expect(all.rows.length).toBeGreaterThan(1);
+    expect(one.rows).toHaveLength(1);
+    expect(later.rows).toEqual([]);
   });
 });
 

@@ -86,7 +86,7 @@ type AppendedRow = { id: string; ts: string; ord: string };
 /** Items one append statement takes at most. */
 export const MAX_APPEND_BATCH = 64;
 
-/** Callers one shared read of recent news serves at most. */
+/** Callers one shared read (recent news, or a page) serves at most. */
 const MAX_SHARED_READ = 1024;
 
 interface RecentRead {
@@ -120,6 +120,11 @@ export class TypeOrmNewsStore extends NewsStore {
   private readonly appends = new GroupCommit<QueuedAppend, NewsAppendResult>((sequence, batch) => this.appendBatch(sequence, batch), MAX_APPEND_BATCH);
   private readonly recentReads = new GroupCommit<RecentRead, StoredNews[]>(
     (_, reads) => this.readRecent(reads[0]).then((rows) => reads.map(() => rows.slice())),
+    MAX_SHARED_READ,
+    { retryAlone: false },
+  );
+  private readonly pageReads = new GroupCommit<NewsPageQuery, NewsPageRows>(
+    (_, queries) => this.readPage(queries[0]).then((page) => queries.map(() => ({ ...page, rows: page.rows.slice() }))),
     MAX_SHARED_READ,
     { retryAlone: false },
   );
@@ -169,7 +174,17 @@ export class TypeOrmNewsStore extends NewsStore {
     return this.appends.submit(item.sequence, { item, misses: q.misses + 1 });
   }
 
-  async page(query: NewsPageQuery): Promise<NewsPageRows> {
+  /**
+   * Identical polls (same sequence, feed, since and limit) share a statement, as recent reads do:
+   * pollers that are up to date all ask from the same `since`. A poll that arrives while the same
+   * read is in flight waits for the next one, which starts after it arrived and so sees every item
+   * committed before it was asked for.
+   */
+  page(query: NewsPageQuery): Promise<NewsPageRows> {
+    return this.pageReads.submit(JSON.stringify([query.sequence, query.feed ?? null, query.since, query.limit]), query);
+  }
+
+  private async readPage(query: NewsPageQuery): Promise<NewsPageRows> {
     const rows =
       query.feed === undefined
         ? await this.sql.query<Row>(PAGE_ALL, [query.sequence, query.since, query.limit + 1])
