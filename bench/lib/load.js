@@ -2,9 +2,14 @@
 // Thin wrappers over autocannon and over a fixed-concurrency loop for non-HTTP baselines.
 const autocannon = require('autocannon');
 
-/** Runs autocannon and returns {rps, p50, p99, errors, non2xx}. Bounded by `seconds`. */
-async function http({ url, method = 'GET', headers = {}, body, connections = 16, seconds = 5, pipelining = 1 }) {
-  const result = await autocannon({ url, method, headers, body, connections, duration: seconds, pipelining });
+/**
+ * Runs autocannon and returns {rps, p50, p99, errors, non2xx}. Bounded by `seconds`.
+ * `pathOf(k)`, if given, is the path connection k (0-based) requests, instead of the URL's.
+ */
+async function http({ url, method = 'GET', headers = {}, body, connections = 16, seconds = 5, pipelining = 1, pathOf }) {
+  let next = 0;
+  const setupClient = pathOf ? (client) => client.setRequest({ method, headers, body, path: pathOf(next++) }) : undefined;
+  const result = await autocannon({ url, method, headers, body, connections, duration: seconds, pipelining, ...(setupClient ? { setupClient } : {}) });
   return {
     rps: result.requests.average,
     p50: result.latency.p50,

@@ -14,9 +14,9 @@ import type { Express } from 'express';
  * two objects, and everything hung on them during the request, survive young-generation
  * collections and are promoted to the old generation, so each request costs a copy and then a
  * full mark-compact to reclaim. Here the swap sets the prototype they already have, which changes
- * nothing. Measured with Node 20 on the 2-vCPU bench machine: bare Express 5 with `express.json()`
- * served 2.4x the requests, 86 scavenges and 15 mark-compacts in 4 s became 434 scavenges of
- * 0.1-0.3 ms and no mark-compact (`/tmp` probe, see BENCHMARKS.md).
+ * nothing. Measured with Node 20 on the 2-vCPU bench machine (`npm run bench`, the two Express
+ * floor rows): bare Express 5 with `express.json()` served 2.4–3.2x the requests, and instead of
+ * 86 scavenges and 15 mark-compacts in 4 s it ran scavenges of 0.1–0.3 ms and no mark-compact.
  *
  * Nothing else changes: the objects are still `http.IncomingMessage` and `http.ServerResponse`
  * instances with Express's API, a mounted Express sub-app still swaps to its own prototypes (at
