@@ -7,7 +7,8 @@
  *
  * Two kinds: 'stock' (`app.listen`, as Express ships) and 'prebuilt', whose HTTP server builds
  * requests and responses on the app's prototypes as RestapExpressAdapter's does (the sample runs
- * on it), so Express's per-request prototype swap changes nothing. 'prebuilt' needs the build.
+ * on it, with the same `expressMessageClasses`, no Nest), so Express's per-request prototype swap
+ * changes nothing. 'prebuilt' needs the build.
  */
 const { fork } = require('node:child_process');
 const http = require('node:http');
@@ -16,7 +17,8 @@ const { cpuMsOf } = require('./server');
 
 const ANSWER = '{"status":"received","news_id":"news_1","message":"Message stored successfully"}';
 
-const ADAPTER = path.join(__dirname, '..', '..', 'dist', 'apps', 'sample-agent', 'libs', 'restap', 'src', 'http', 'restap-express.adapter.js');
+/** expressMessageClasses, as built (no Nest in it). */
+const CLASSES = path.join(__dirname, '..', '..', 'dist', 'apps', 'sample-agent', 'libs', 'restap', 'src', 'http', 'express-message-classes.js');
 
 if (require.main === module) {
   const express = require('express');
@@ -27,7 +29,7 @@ if (require.main === module) {
     res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(ANSWER) });
     res.end(ANSWER);
   });
-  const server = kind === 'prebuilt' ? http.createServer(require(ADAPTER).expressMessageClasses(app), app) : http.createServer(app);
+  const server = kind === 'prebuilt' ? http.createServer(require(CLASSES).expressMessageClasses(app), app) : http.createServer(app);
   server.listen(0, '127.0.0.1', () => process.send(server.address().port));
   process.on('message', () => server.close(() => process.exit(0)));
 }

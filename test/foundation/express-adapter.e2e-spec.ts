@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import express, { type Express, type Request, type Response } from 'express';
 import { RestapExpressAdapter } from 'nestjs-restap';
+import { buildsOnExpressPrototypes } from '../../libs/restap/src/http/restap-express.adapter';
+import { expressMessageClasses } from '../../libs/restap/src/http/express-message-classes';
 
 /** What the handler saw of its request: prototypes and a few Express APIs. */
 interface Seen {
@@ -57,8 +59,8 @@ function watchArrivals(server: HttpServer): boolean[] {
   return arrivals;
 }
 
-async function create(options: Parameters<typeof NestFactory.create>[2] = {}): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(ProbeModule, new RestapExpressAdapter(), { logger: false, ...options });
+async function create(options: Parameters<typeof NestFactory.create>[2] = {}, instance?: Express): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(ProbeModule, new RestapExpressAdapter(instance), { logger: false, ...options });
   expressApp = app.getHttpAdapter().getInstance();
   return app;
 }
@@ -117,13 +119,62 @@ describe('RestapExpressAdapter: requests and responses are built on the Express 
   });
 
   it('keeps keep-alive connections working across many requests on one socket', async () => {
-    const answers = [];
-    for (let i = 0; i < 20; i++) answers.push((await fetch(`${url}/probe?i=${i}`)).status);
-    expect(answers.every((s) => s === 200)).toBe(true);
+    let connections = 0;
+    const count = (): void => void connections++;
+    app.getHttpServer().on('connection', count);
+    try {
+      const answers = [];
+      for (let i = 0; i < 20; i++) answers.push((await fetch(`${url}/probe?i=${i}`)).status);
+      expect(answers.every((s) => s === 200)).toBe(true);
+      expect(connections).toBeLessThanOrEqual(1); // 0 when fetch reuses a socket of the earlier tests
+    } finally {
+      app.getHttpServer().off('connection', count);
+    }
+  });
+});
+
+describe('RestapExpressAdapter on an Express app the host built, with a sub-app mounted before Nest started', () => {
+  it('the new app.request inherits from the previous one: what is set on that object still reaches every request', async () => {
+    const existing = express();
+    const previous = existing.request;
+    const sub = express();
+    sub.get('/early/where', (req, res) => {
+      res.json({ early: (req as unknown as { early?: () => string }).early?.(), subApp: req.app === sub });
+    });
+    existing.use(sub);
+    const app = await create({}, existing);
+    try {
+      expect(Object.getPrototypeOf(existing.request)).toBe(previous);
+      (previous as unknown as { early: () => string }).early = () => 'set on the previous app.request';
+      const arrivals = watchArrivals(app.getHttpServer());
+      await app.listen(0, '127.0.0.1');
+      const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+      expect(await (await fetch(`${base}/early/where`)).json()).toEqual({ early: 'set on the previous app.request', subApp: true });
+      expect(((await (await fetch(`${base}/probe`)).json()) as Seen).reqIsAppRequest).toBe(true);
+      expect(arrivals).toEqual([true, true]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a second server of the same Express app (two Nest apps on one adapter) shares the classes', () => {
+    const instance = express();
+    const first = expressMessageClasses(instance);
+    const request = instance.request;
+    expect(expressMessageClasses(instance)).toBe(first);
+    expect(instance.request).toBe(request);
   });
 });
 
 describe('RestapExpressAdapter with Nest server options', () => {
+  it('keeps the server Nest made with forceCloseConnections, or when httpsOptions bring message classes of the host', () => {
+    expect(buildsOnExpressPrototypes({})).toBe(true);
+    expect(buildsOnExpressPrototypes({ httpsOptions: {} })).toBe(true);
+    expect(buildsOnExpressPrototypes({ forceCloseConnections: true })).toBe(false);
+    expect(buildsOnExpressPrototypes({ httpsOptions: { IncomingMessage } as never })).toBe(false);
+    expect(buildsOnExpressPrototypes({ httpsOptions: { ServerResponse } as never })).toBe(false);
+  });
+
   it('forceCloseConnections: Nest keeps its own server (it tracks connections on it), which still serves and closes', async () => {
     const app = await create({ forceCloseConnections: true });
     try {
