@@ -1,4 +1,4 @@
-import { GroupCommit } from './group-commit';
+import { GroupCommit, sharedReads } from './group-commit';
 
 /** A runner that records its batches and answers each item with `item * 10` after a tick. */
 function recording(fail?: (items: number[]) => unknown) {
@@ -103,5 +103,28 @@ describe('GroupCommit (concurrent statements share one batch)', () => {
 
   it('refuses a max below one', () => {
     expect(() => new GroupCommit(async () => [], 0)).toThrow(RangeError);
+  });
+});
+
+describe('sharedReads (identical reads share one run)', () => {
+  it('runs the read once for the callers that waited, gives each its own copy, and fails them together', async () => {
+    const runs: string[][] = [];
+    const reads = sharedReads(
+      async (query: string) => {
+        runs.push([query]);
+        await new Promise((resolve) => setImmediate(resolve));
+        if (query === 'bad') throw new Error('read failed');
+        return [query];
+      },
+      (rows) => rows.slice(),
+      1024,
+    );
+    const answers = await Promise.all([1, 2, 3].map(() => reads.submit('q', 'q')));
+    expect(runs).toEqual([['q'], ['q']]); // the first alone, then the two that waited
+    expect(answers).toEqual([['q'], ['q'], ['q']]);
+    expect(answers[1]).not.toBe(answers[2]);
+    const failed = await Promise.allSettled([1, 2, 3].map(() => reads.submit('bad', 'bad')));
+    expect(failed.every((r) => r.status === 'rejected')).toBe(true);
+    expect(runs).toHaveLength(4); // failed as a batch, not retried one by one
   });
 });

@@ -82,3 +82,16 @@ export class GroupCommit<T, R> {
     batch.forEach((p, k) => p.resolve(results[k] as R | PromiseLike<R>));
   }
 }
+
+/**
+ * A GroupCommit for identical reads (one lane per distinct read): the reads that waited while one
+ * was in flight share the next statement, run once for the first of them, and each caller gets
+ * `copy` of its result. They fail together, as a batch.
+ *
+ * @example
+ * const pages = sharedReads((q: PageQuery) => readPage(q), (rows) => rows.slice(), 1024);
+ * await pages.submit(JSON.stringify(query), query);
+ */
+export function sharedReads<T, R>(read: (item: T) => Promise<R>, copy: (result: R) => R, max: number): GroupCommit<T, R> {
+  return new GroupCommit<T, R>((_, items) => read(items[0]).then((result) => items.map(() => copy(result))), max, { retryAlone: false });
+}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RestapSql, statement, type RestapStatement } from './restap-sql';
-import { GroupCommit } from './group-commit';
+import { GroupCommit, sharedReads } from './group-commit';
 import { GLOBAL_SEQUENCE, NewsAppend, NewsAppendResult, NewsPageQuery, NewsPageRows, NewsStore, StoredNews } from './news.store';
 
 /*
@@ -118,16 +118,8 @@ const PAGE_ALL = statement(PAGE_ALL_SQL);
 @Injectable()
 export class TypeOrmNewsStore extends NewsStore {
   private readonly appends = new GroupCommit<QueuedAppend, NewsAppendResult>((sequence, batch) => this.appendBatch(sequence, batch), MAX_APPEND_BATCH);
-  private readonly recentReads = new GroupCommit<RecentRead, StoredNews[]>(
-    (_, reads) => this.readRecent(reads[0]).then((rows) => reads.map(() => rows.slice())),
-    MAX_SHARED_READ,
-    { retryAlone: false },
-  );
-  private readonly pageReads = new GroupCommit<NewsPageQuery, NewsPageRows>(
-    (_, queries) => this.readPage(queries[0]).then((page) => queries.map(() => ({ ...page, rows: page.rows.slice() }))),
-    MAX_SHARED_READ,
-    { retryAlone: false },
-  );
+  private readonly recentReads = sharedReads((read: RecentRead) => this.readRecent(read), (rows) => rows.slice(), MAX_SHARED_READ);
+  private readonly pageReads = sharedReads((query: NewsPageQuery) => this.readPage(query), (page) => ({ ...page, rows: page.rows.slice() }), MAX_SHARED_READ);
   private readonly recentStatements = new Map<number, RestapStatement>();
 
   constructor(private readonly sql: RestapSql) {
