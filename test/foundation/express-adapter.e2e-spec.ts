@@ -12,6 +12,7 @@ import express, { type Express, type Request, type Response } from 'express';
 import { RestapExpressAdapter } from 'nestjs-restap';
 import { buildsOnExpressPrototypes } from '../../libs/restap/src/http/restap-express.adapter';
 import { expressMessageClasses } from '../../libs/restap/src/http/express-message-classes';
+import { listen } from '../support/sample-app';
 
 /** What the handler saw of its request: prototypes and a few Express APIs. */
 interface Seen {
@@ -83,8 +84,7 @@ describe('RestapExpressAdapter: requests and responses are built on the Express 
       res.json({ parentPrototype: Object.getPrototypeOf(req) === expressApp.request, parentApp: req.app === expressApp });
     });
     arrivals = watchArrivals(app.getHttpServer());
-    await app.listen(0, '127.0.0.1');
-    url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+    ({ url } = await listen(app));
   });
   afterAll(async () => {
     await app?.close();
@@ -147,8 +147,7 @@ describe('RestapExpressAdapter on an Express app the host built, with a sub-app 
       expect(Object.getPrototypeOf(existing.request)).toBe(previous);
       (previous as unknown as { early: () => string }).early = () => 'set on the previous app.request';
       const arrivals = watchArrivals(app.getHttpServer());
-      await app.listen(0, '127.0.0.1');
-      const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+      const base = (await listen(app)).url;
       expect(await (await fetch(`${base}/early/where`)).json()).toEqual({ early: 'set on the previous app.request', subApp: true });
       expect(((await (await fetch(`${base}/probe`)).json()) as Seen).reqIsAppRequest).toBe(true);
       expect(arrivals).toEqual([true, true]);
@@ -179,8 +178,7 @@ describe('RestapExpressAdapter with Nest server options', () => {
     const app = await create({ forceCloseConnections: true });
     try {
       const arrivals = watchArrivals(app.getHttpServer());
-      await app.listen(0, '127.0.0.1');
-      const base = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+      const base = (await listen(app)).url;
       const seen = (await (await fetch(`${base}/probe`)).json()) as Seen;
       expect(arrivals).toEqual([false]);
       expect(seen).toMatchObject({ reqIsAppRequest: true, sameApp: true });
