@@ -1,5 +1,5 @@
 import { CAPABILITY_ID_PATTERN } from './restap.constants';
-import { RestapBootstrapError } from './discovery/restap-bootstrap.error';
+import { RestapBootstrapError } from './core/registry/restap-bootstrap.error';
 import type { ResolvedRestapOptions, RestapCorsOptions, RestapModuleOptions, RestapRateLimitOptions } from './interfaces/restap-options.interface';
 
 const positiveInt = (value: unknown, field: string, required = false): void => {

@@ -1,5 +1,5 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
-import { createRestapControllers } from './restap.controllers';
+import { createRestapControllers } from './restap/restap.controllers';
 import type { RestapModuleExtras, RestapModuleOptions } from './interfaces/restap-options.interface';
 
 /** forRoot / forRootAsync, typed options and the options token, from Nest's own builder. */

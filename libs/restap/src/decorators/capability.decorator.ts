@@ -1,7 +1,7 @@
 import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { CAPABILITY_METADATA } from '../restap.constants';
 import type { CapabilityOptions } from '../interfaces/capability-options.interface';
-import { NewsJobInterceptor } from '../news/news-job.interceptor';
+import { NewsJobInterceptor } from '../core/news/news-job.interceptor';
 
 /**
  * Advertises a controller route in the RESTAP catalog. Method, endpoint and schemas are derived

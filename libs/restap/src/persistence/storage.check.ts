@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { RESTAP_OPTIONS } from '../restap.constants';
-import { RestapBootstrapError } from '../discovery/restap-bootstrap.error';
+import { RestapBootstrapError } from '../core/registry/restap-bootstrap.error';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import { RESTAP_TABLES } from './index';
 

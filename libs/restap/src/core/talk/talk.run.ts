@@ -1,0 +1,100 @@
+import type { TalkChunk, TalkTurnStatus } from '../../interfaces/talk.interface';
+import { normalizeChunk, openChunkSource, type ChunkSource } from './talk-chunks';
+
+/** Why a turn was stopped before its handler finished. */
+export type TalkStopReason = 'disconnect' | 'timeout' | 'shutdown';
+
+/** How a turn ended, with the reply text produced so far. */
+export interface TalkOutcome {
+  status: TalkTurnStatus;
+  text: string;
+  /** The handler's error, or the timeout; set when status is 'error'. */
+  error?: unknown;
+  /** Set when the turn was stopped (client gone, out of time, or the agent shutting down). */
+  stopped?: TalkStopReason;
+}
+
+const STOPPED = Symbol('stopped');
+
+/**
+ * One handler invocation: owns the turn's AbortSignal and deadline, pulls the handler's output
+ * chunk by chunk and hands each to the transport. A stop (client disconnect or timeout) fires
+ * the signal, stops waiting for the handler at once and cancels its stream.
+ */
+export class TalkRun {
+  private readonly controller = new AbortController();
+  private reason?: TalkStopReason;
+  /** Settles the read in flight when the turn stops (one at a time: nothing piles up per chunk). */
+  private interrupt?: () => void;
+
+  constructor(private readonly timeoutMs: number) {}
+
+  /** `ctx.signal`: fires on disconnect or shutdown (AbortError) or timeout (TimeoutError). */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Why the turn was stopped, if it was. */
+  get stopReason(): TalkStopReason | undefined {
+    return this.reason;
+  }
+
+  /** Stops the turn; the first reason wins. */
+  stop(reason: TalkStopReason): void {
+    if (this.reason) return;
+    this.reason = reason;
+    const message =
+      reason === 'timeout' ? `The turn exceeded ${this.timeoutMs} ms.` : reason === 'shutdown' ? 'The agent is shutting down.' : 'The client disconnected.';
+    this.controller.abort(new DOMException(message, reason === 'timeout' ? 'TimeoutError' : 'AbortError'));
+    this.interrupt?.();
+  }
+
+  /**
+   * Invokes the handler and feeds `emit` every chunk, awaiting it (backpressure). Never throws:
+   * handler failures come back as an 'error' outcome.
+   */
+  async pump(invoke: () => unknown, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TalkOutcome> {
+    let text = '';
+    let source: ChunkSource | undefined;
+    let finished = false;
+    const timer = setTimeout(() => this.stop('timeout'), this.timeoutMs);
+    try {
+      if (this.stopReason) return this.outcome(text);
+      source = openChunkSource(invoke());
+      for (;;) {
+        const step = await this.nextOrStop(source);
+        if (step === STOPPED) break;
+        if (step.done) {
+          finished = true;
+          break;
+        }
+        const chunk = normalizeChunk(step.value);
+        if (!chunk) continue;
+        if (chunk.event === 'message.delta') text += chunk.text;
+        await emit(chunk);
+        if (this.stopReason) break;
+      }
+    } catch (error) {
+      if (!this.stopReason) return { status: 'error', text, error };
+    } finally {
+      clearTimeout(timer);
+      if (!finished) source?.cancel();
+    }
+    return this.outcome(text);
+  }
+
+  /** The source's next value, or STOPPED as soon as the turn stops, whichever comes first. */
+  private nextOrStop(source: ChunkSource): Promise<IteratorResult<unknown> | typeof STOPPED> {
+    if (this.reason) return Promise.resolve(STOPPED);
+    return new Promise((resolve, reject) => {
+      this.interrupt = () => resolve(STOPPED);
+      source.next().then(resolve, reject);
+    });
+  }
+
+  private outcome(text: string): TalkOutcome {
+    if (this.stopReason === 'disconnect') return { status: 'aborted', text, stopped: 'disconnect' };
+    if (this.stopReason) return { status: 'error', text, stopped: this.stopReason, error: this.signal.reason };
+    return { status: 'complete', text };
+  }
+}

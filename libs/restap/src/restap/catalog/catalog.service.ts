@@ -1,0 +1,120 @@
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { CONTENT_TYPE_JSON, CONTENT_TYPE_SSE, RESTAP_VERSION, SSE_REQUIRED_EVENTS, RESTAP_OPTIONS } from '../../restap.constants';
+import { RestapRegistry, RegisteredCapability } from '../../core/registry/restap.registry';
+import type { CatalogCapability, RestapCatalog } from '../../interfaces/catalog.interface';
+import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+
+/** Decorator option keys that configure us rather than describe the capability. */
+const INTERNAL_OPTION_KEYS = new Set(['id', 'title', 'description', 'output', 'input', 'news']);
+
+/**
+ * The discovery document, built once at bootstrap. `bytes` and `etag` are what
+ * GET /.well-known/restap.json serves on every request.
+ *
+ * @example
+ * const ids = app.get(CatalogService).getCatalog().capabilities.map((c) => c.id);
+ */
+@Injectable()
+export class CatalogService implements OnApplicationBootstrap {
+  private serialized?: { bytes: Buffer; etag: string };
+
+  constructor(
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    private readonly registry: RestapRegistry,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.serialize();
+  }
+
+  /** The catalog document (a deep copy: callers cannot change what is served). */
+  getCatalog(): RestapCatalog {
+    return JSON.parse(this.serialize().bytes.toString('utf8')) as RestapCatalog;
+  }
+
+  /** The exact bytes served and their strong ETag. */
+  serialize(): { bytes: Buffer; etag: string } {
+    if (!this.serialized) {
+      const bytes = Buffer.from(JSON.stringify(this.build()), 'utf8');
+      const etag = `"${createHash('sha256').update(bytes).digest('base64url').slice(0, 27)}"`;
+      this.serialized = { bytes, etag };
+    }
+    return this.serialized;
+  }
+
+  private build(): RestapCatalog {
+    const { agent, packages, protocols } = this.options;
+    return {
+      restap_version: RESTAP_VERSION,
+      agent,
+      capabilities: [...this.protocolCapabilities(), ...this.registry.getCapabilities().map((c) => this.describe(c))],
+      ...(packages ? { packages } : {}),
+      ...(protocols ? { protocols } : {}),
+    };
+  }
+
+  /** talk, news and news_receive, advertised only when served. */
+  private protocolCapabilities(): CatalogCapability[] {
+    const { talk, news } = this.options;
+    const { paths } = this.registry;
+    const entries: CatalogCapability[] = [];
+    if (talk.enabled && paths.talk) {
+      entries.push({
+        id: 'talk',
+        title: talk.title,
+        method: 'POST',
+        endpoint: paths.talk,
+        description: talk.description,
+        output_formats: talk.streaming ? [CONTENT_TYPE_JSON, CONTENT_TYPE_SSE] : [CONTENT_TYPE_JSON],
+        streaming: talk.streaming
+          ? { supported: true, transport: 'sse', events: [...SSE_REQUIRED_EVENTS, ...talk.events] }
+          : { supported: false },
+        sessions: { supported: talk.sessions },
+      });
+    }
+    if (news.enabled && paths.news) {
+      const sessions = news.scope === 'session' ? { supported: true, required: true } : { supported: true, required: false };
+      entries.push(
+        {
+          id: 'news',
+          title: 'Poll for updates',
+          method: 'GET',
+          endpoint: paths.news,
+          description: 'Poll for task completion and updates (read-only; no reply)',
+          parameters: [
+            { name: 'since', in: 'query', required: false, schema: { type: 'integer', minimum: 0 }, description: 'Only items with a timestamp greater than this (ms): the largest timestamp already seen.' },
+            { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: news.maxLimit, default: news.defaultLimit } },
+          ],
+          sessions,
+        },
+        {
+          id: 'news_receive',
+          title: 'Receive replies',
+          method: 'POST',
+          endpoint: paths.news,
+          description: 'Receive messages/replies from other agents (agent may act on them, but never replies)',
+          sessions,
+        },
+      );
+    }
+    return entries;
+  }
+
+  private describe(capability: RegisteredCapability): CatalogCapability {
+    const { options } = capability;
+    const extras = Object.fromEntries(Object.entries(options).filter(([key]) => !INTERNAL_OPTION_KEYS.has(key)));
+    return {
+      id: options.id,
+      title: options.title,
+      method: capability.method,
+      endpoint: capability.endpoint,
+      ...(options.description ? { description: options.description } : {}),
+      ...(capability.inputSchema ? { input_schema: capability.inputSchema } : {}),
+      ...(capability.outputSchema ? { output_schema: capability.outputSchema } : {}),
+      ...(capability.parameters ? { parameters: capability.parameters } : {}),
+      content_types: [CONTENT_TYPE_JSON],
+      ...extras,
+    };
+  }
+}

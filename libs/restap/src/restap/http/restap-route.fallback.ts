@@ -1,0 +1,44 @@
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { NextFunction, Request, Response } from 'express';
+import { RESTAP_OPTIONS } from '../../restap.constants';
+import { RestapRegistry } from '../../core/registry/restap.registry';
+import { MethodNotAllowedException, RouteNotFoundException } from '../../exceptions';
+import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import { writeRestapError } from './restap-error.writer';
+import { ALLOWED_METHODS, matchRestapRoute } from './restap-paths';
+
+/**
+ * What the module's paths answer when no route took the request: 405 with `Allow` for a method
+ * an endpoint does not serve (OPTIONS: 204 with `Allow`), 404 for a path below an endpoint, both
+ * in the module's error shape. Registered in `onModuleInit`, after Nest has registered every
+ * route and before its own not-found handler, so it only ever sees requests nothing else served,
+ * and only on the module's paths: the host's 404s and error handling stay its own.
+ */
+@Injectable()
+export class RestapRouteFallback implements OnModuleInit {
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    private readonly registry: RestapRegistry,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+  ) {}
+
+  onModuleInit(): void {
+    this.adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.handle(req, res, next));
+  }
+
+  private handle(req: Request, res: Response, next: NextFunction): void {
+    const match = matchRestapRoute(req.path, this.registry.paths, this.options);
+    if (!match) return next();
+    if (match.subpath) return writeRestapError(res, new RouteNotFoundException());
+    const allow = ALLOWED_METHODS[match.route];
+    if (allow.includes(req.method)) return next(); // served, but a handler passed it on: not ours to answer
+    if (req.method === 'OPTIONS') {
+      res.statusCode = 204;
+      res.setHeader('Allow', [...allow, 'OPTIONS'].join(', '));
+      res.end();
+      return;
+    }
+    writeRestapError(res, new MethodNotAllowedException(allow));
+  }
+}
