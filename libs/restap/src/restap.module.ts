@@ -23,6 +23,7 @@ import { RESTAP_SESSION_STORE } from './persistence/session.store';
 import { TypeOrmSessionStore } from './persistence/typeorm-session.store';
 import { TalkBootstrap } from './core/talk/talk.bootstrap';
 import { TalkService } from './core/talk/talk.service';
+import { TalkResponder } from './restap/talk/talk.responder';
 import { NewsStore } from './persistence/news.store';
 import { TypeOrmNewsStore } from './persistence/typeorm-news.store';
 import { RestapSql } from './persistence/restap-sql';
@@ -63,12 +64,13 @@ import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
     RestapSql,
     { provide: RESTAP_SESSION_STORE, useClass: TypeOrmSessionStore },
     TalkService,
+    TalkResponder,
     TalkBootstrap,
     { provide: NewsStore, useClass: TypeOrmNewsStore },
     NewsDispatcher,
     NewsService,
     { provide: RESTAP_TALK_NEWS_SOURCE, useExisting: NewsService },
   ],
-  exports: [CatalogService, RESTAP_OPTIONS, NewsService, RestapRegistry],
+  exports: [CatalogService, RESTAP_OPTIONS, NewsService, RestapRegistry, TalkService],
 })
 export class RestapModule extends RestapConfigurableModule {}

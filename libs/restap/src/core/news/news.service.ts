@@ -3,7 +3,7 @@ import { RESTAP_OPTIONS } from '../../restap.constants';
 import { IdempotencyKeyReusedException, MissingSessionIdException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import type { NewsAck, NewsItem } from '../../interfaces/news.interface';
-import { NewsStore } from '../../persistence/news.store';
+import { NewsStore, type StoredNews } from '../../persistence/news.store';
 import { parseSessionId } from '../../sessions/session-id';
 import type { TalkNewsSource } from '../talk/talk-news.source';
 import { feedOf, GLOBAL_FEED, sequenceOf } from './news-feed';
@@ -18,6 +18,13 @@ export interface NewsReceiveRequest {
   body: unknown;
   sessionId: string | undefined;
   idempotencyKey: string | undefined;
+}
+
+/** A page of the feed as objects: items oldest first, the cursor to poll from next, and whether more wait. */
+export interface NewsPage {
+  items: NewsItem[];
+  timestamp: number;
+  hasMore: boolean;
 }
 
 /** A validated GET /news request. */
@@ -79,6 +86,20 @@ export class NewsService implements TalkNewsSource {
    * high-water mark (every item at or below it has been seen), never less than `since`.
    */
   async read(request: NewsReadRequest): Promise<string> {
+    const page = await this.page(request);
+    return pageJson(page.rows, page.timestamp, page.hasMore);
+  }
+
+  /**
+   * The same page as `read`, as objects, for doors that do not answer with RESTAP's JSON text
+   * (MCP resources, the playground's server side).
+   */
+  async readItems(request: NewsReadRequest): Promise<NewsPage> {
+    const page = await this.page(request);
+    return { items: page.rows.map(toNewsItem), timestamp: page.timestamp, hasMore: page.hasMore };
+  }
+
+  private async page(request: NewsReadRequest): Promise<{ rows: StoredNews[]; timestamp: number; hasMore: boolean }> {
     this.assertSession(request.sessionId);
     const { scope } = this.options.news;
     const feed = request.sessionId === undefined ? undefined : feedOf(request.sessionId);
@@ -90,7 +111,7 @@ export class NewsService implements TalkNewsSource {
     });
     const last = page.rows.at(-1)?.ts ?? request.since;
     const timestamp = page.hasMore ? last : Math.max(request.since, last, page.watermark ?? 0);
-    return pageJson(page.rows, timestamp, page.hasMore);
+    return { rows: page.rows, timestamp, hasMore: page.hasMore };
   }
 
   /**
