@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { RestapException } from './restap.exception';
 import { StorageUnavailableException } from './storage-unavailable.exception';
 import { isStorageError } from '../persistence/storage-errors';
-import { writeJson } from '../restap/http/restap-json.writer';
+import { writeJson } from '../http/restap-json.writer';
 
 /** Turns an HTTP status into our snake_case code when a framework exception carries none. */
 const STATUS_CODES: Record<number, string> = {

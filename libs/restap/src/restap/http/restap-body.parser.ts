@@ -5,7 +5,7 @@ import typeIs from 'type-is';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { InvalidJsonException, InvalidRequestException, PayloadTooLargeException, UnsupportedMediaTypeException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
-import { writeRestapError } from './restap-error.writer';
+import { writeRestapError } from '../../http/restap-error.writer';
 import type { RouteMatch } from './restap-paths';
 
 const JSON_TYPES = ['application/json', 'application/*+json'];

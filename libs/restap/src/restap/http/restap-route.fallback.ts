@@ -5,7 +5,7 @@ import { RESTAP_OPTIONS } from '../../restap.constants';
 import { RestapRegistry } from '../../core/registry/restap.registry';
 import { MethodNotAllowedException, RouteNotFoundException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
-import { writeRestapError } from './restap-error.writer';
+import { writeRestapError } from '../../http/restap-error.writer';
 import { ALLOWED_METHODS, matchRestapRoute } from './restap-paths';
 
 /**

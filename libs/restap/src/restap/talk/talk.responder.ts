@@ -9,7 +9,7 @@ import { isStorageError } from '../../persistence/storage-errors';
 import { callerOf } from '../../core/caller';
 import { StreamSlots } from '../../core/talk/stream-slots';
 import { TalkService, type OpenTurn } from '../../core/talk/talk.service';
-import { writeJson } from '../http/restap-json.writer';
+import { writeJson } from '../../http/restap-json.writer';
 import { negotiateTalkFormat, type TalkFormat } from './talk.negotiator';
 import { parseTalkRequest } from './talk-request.parser';
 import { SseWriter } from './sse.writer';
