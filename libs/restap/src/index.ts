@@ -19,6 +19,7 @@ export { CatalogService } from './restap/catalog/catalog.service';
 export { RESTAP_CATALOG_SCHEMA } from './restap/catalog/catalog.schema';
 export { RestapBootstrapError } from './core/registry/restap-bootstrap.error';
 export * from './exceptions';
+export { assertStorableText, assertStorableJsonb, toStorableText, unstorableTextReason } from './core/text/storable-text';
 export { RestapExpressAdapter } from './http/restap-express.adapter';
 export { RestapExceptionFilter } from './exceptions/restap-exception.filter';
 export { RESTAP_ENTITIES, RESTAP_MIGRATIONS, RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity } from './persistence';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { GroupCommit } from './group-commit';
 import { RestapSql, statement } from './restap-sql';
+import { toStorableText } from '../core/text/storable-text';
 import type { TalkRole, TalkTurn, TalkTurnStatus } from '../interfaces/talk.interface';
 import type { NewTalkTurn, SessionStore } from './session.store';
 
@@ -127,8 +128,8 @@ export class TypeOrmSessionStore implements SessionStore {
         keys.push(keyHash);
         messageIds.push(t.messageId);
         roles.push(t.role);
-        // PostgreSQL text cannot hold NUL; a model may still produce one.
-        contents.push(t.content.replace(/\u0000/g, '\uFFFD'));
+        // A client's message was checked on the way in; a model's reply cannot be refused.
+        contents.push(toStorableText(t.content));
         statuses.push(t.status);
         createdAts.push(t.createdAt.toISOString());
       }
