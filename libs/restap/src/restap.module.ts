@@ -14,7 +14,8 @@ import { RestapCors } from './restap/http/restap-cors';
 import { RestapFrontDoor } from './restap/http/restap-front-door';
 import { RestapRouteFallback } from './restap/http/restap-route.fallback';
 import { RestapDrain } from './lifecycle/restap-drain.service';
-import { RESTAP_THROTTLER_STORAGE } from './guards/restap-throttler.guard';
+import { RESTAP_THROTTLER_STORAGE, RestapRateLimit } from './guards/restap-rate-limit';
+import { RestapRouteMatcher } from './restap/http/restap-route.matcher';
 import { ThrottlerStorageService } from '@nestjs/throttler';
 import type { ResolvedRestapOptions } from './interfaces/restap-options.interface';
 import { RESTAP_ENTITIES } from './persistence';
@@ -51,6 +52,8 @@ import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
     RestapCors,
     RestapDrain,
     RestapBodyParser,
+    RestapRateLimit,
+    RestapRouteMatcher,
     RestapFrontDoor,
     RestapRouteFallback,
     {

@@ -19,10 +19,12 @@ const JSON_TYPES = ['application/json', 'application/*+json'];
 export class RestapBodyParser {
   private readonly parse: RequestHandler;
   private readonly maxDepth: number;
+  private readonly maxBytes: number;
 
   constructor(@Inject(RESTAP_OPTIONS) options: ResolvedRestapOptions) {
     this.parse = bodyParser.json({ limit: options.limits.bodyBytes, strict: false, type: () => true });
     this.maxDepth = options.limits.maxJsonDepth;
+    this.maxBytes = options.limits.bodyBytes;
   }
 
   /** Called by the front door for requests on the module's paths; parses POST bodies of /talk and /news. */
@@ -31,6 +33,12 @@ export class RestapBodyParser {
     if (!typeIs.hasBody(req)) return next();
     if (!typeIs(req, JSON_TYPES)) {
       return writeRestapError(res, new UnsupportedMediaTypeException(`Content-Type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: send the body as application/json.`));
+    }
+    if (declaredTooLarge(req, this.maxBytes)) {
+      // body-parser would read (and discard) the whole declared body before answering: answer now,
+      // and close the connection rather than read an upload nobody will use.
+      res.setHeader('Connection', 'close');
+      return writeRestapError(res, new PayloadTooLargeException(`The request body is larger than the ${this.maxBytes} bytes allowed.`));
     }
     this.parse(req, res, (error?: unknown) => {
       if (!error) {
@@ -56,6 +64,13 @@ export class RestapBodyParser {
       }
     });
   }
+}
+
+/** True when an uncompressed body's Content-Length already says it is over `max` bytes (as body-parser checks it). */
+function declaredTooLarge(req: Request, max: number): boolean {
+  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+  const length = Number(req.headers['content-length']);
+  return encoding === 'identity' && Number.isFinite(length) && length > max;
 }
 
 /** True when `value` nests arrays and objects at most `max` levels deep (iterative: no stack to blow). */
