@@ -100,11 +100,11 @@ interface QueuedAppend {
   misses: number;
 }
 
-const APPEND_GLOBAL = statement(APPEND_GLOBAL_SQL);
-const APPEND_FEED = statement(APPEND_FEED_SQL);
-const FIND_BY_KEY = statement(FIND_BY_KEY_SQL);
-const PAGE_FEED = statement(PAGE_FEED_SQL);
-const PAGE_ALL = statement(PAGE_ALL_SQL);
+const APPEND_GLOBAL = statement(APPEND_GLOBAL_SQL, 'news.append (global sequence)');
+const APPEND_FEED = statement(APPEND_FEED_SQL, 'news.append (feed sequence)');
+const FIND_BY_KEY = statement(FIND_BY_KEY_SQL, 'news.find-by-idempotency-key');
+const PAGE_FEED = statement(PAGE_FEED_SQL, 'news.page (one feed)');
+const PAGE_ALL = statement(PAGE_ALL_SQL, 'news.page (all feeds)');
 
 /**
  * `NewsStore` on the host's TypeORM DataSource (PostgreSQL or embedded PGlite), in plain SQL run as
@@ -205,7 +205,7 @@ export class TypeOrmNewsStore extends NewsStore {
 
   private async readRecent({ feeds, limit }: RecentRead): Promise<StoredNews[]> {
     let stmt = this.recentStatements.get(feeds.length);
-    if (!stmt) this.recentStatements.set(feeds.length, (stmt = statement(recentSql(feeds.length))));
+    if (!stmt) this.recentStatements.set(feeds.length, (stmt = statement(recentSql(feeds.length), `news.recent (${feeds.length} feeds)`)));
     const rows = await this.sql.query<Row>(stmt, [limit, ...feeds]);
     return rows.map((r) => ({ id: String(r.id), ts: Number(r.ts), body: r.body as string })).reverse();
   }

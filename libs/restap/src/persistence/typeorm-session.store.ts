@@ -20,7 +20,7 @@ export const LOAD_HISTORIES = statement(`
     LIMIT $2
   ) t
   WHERE s.key_hash = ANY($1::bytea[])
-  ORDER BY s.id, t.id ASC`);
+  ORDER BY s.id, t.id ASC`, 'talk.history-read');
 
 /**
  * Upserts every session of the batch by key hash (touching last_active_at) and inserts all their
@@ -41,7 +41,7 @@ export const APPEND_TURNS = statement(`
   INSERT INTO restap_turns (session_id, message_id, role, content, status, created_at)
   SELECT session.id, t.message_id, t.role, t.content, t.status, t.created_at
   FROM t JOIN session USING (key_hash)
-  ORDER BY t.ord`);
+  ORDER BY t.ord`, 'talk.turns-append');
 
 /** `appendTurns` calls one write statement takes at most. */
 export const MAX_TURN_BATCH = 64;
