@@ -14,6 +14,24 @@ export interface RestapAgentInfo {
   [extra: string]: unknown;
 }
 
+/**
+ * How much earlier context (news and history) one /talk turn carries, whatever the feed and the
+ * conversation hold: what `ctx.news`, `ctx.history` and `ctx.toMessages()` contain.
+ */
+export interface RestapContextBudget {
+  /**
+   * Characters of news and history together, as rendered for the model. Newest first: news takes
+   * at most half, history the rest; older items and turns past it are left out. @default 64000
+   */
+  totalChars?: number;
+  /**
+   * Characters of one news item (its JSON) or one history message. Longer ones are cut, with a
+   * marker saying so; a cut news item comes as `{type, timestamp, news_id, truncated: {chars, preview}}`.
+   * @default 8000
+   */
+  itemChars?: number;
+}
+
 /** Options of the `/talk` endpoint. */
 export interface RestapTalkOptions {
   /** Offer SSE streaming through content negotiation. @default true */
@@ -24,6 +42,8 @@ export interface RestapTalkOptions {
   maxMessageLength?: number;
   /** Earlier turns handed to the handler in `ctx.history` (newest kept). @default 50 */
   historyLimit?: number;
+  /** Size bounds of the news and history a turn carries. @default { totalChars: 64000, itemChars: 8000 } */
+  contextBudget?: RestapContextBudget;
   /** System prompt placed first by `ctx.toMessages()`. */
   systemPrompt?: string;
   /** Interval of SSE heartbeat comments, ms. @default 15000 */
@@ -151,7 +171,12 @@ export interface RestapModuleOptions {
 /** Options with every default filled in; produced once by `resolveOptions()`. */
 export interface ResolvedRestapOptions {
   agent: RestapAgentInfo;
-  talk: Required<Omit<RestapTalkOptions, 'systemPrompt' | 'description'>> & { systemPrompt?: string; description: string; enabled: boolean };
+  talk: Required<Omit<RestapTalkOptions, 'systemPrompt' | 'description' | 'contextBudget'>> & {
+    systemPrompt?: string;
+    description: string;
+    enabled: boolean;
+    contextBudget: Required<RestapContextBudget>;
+  };
   news: Required<RestapNewsOptions> & { enabled: boolean };
   packages?: RestapPackage[];
   protocols?: RestapProtocols;

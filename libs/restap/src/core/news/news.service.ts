@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { IdempotencyKeyReusedException, MissingSessionIdException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
@@ -8,7 +8,9 @@ import { parseSessionId } from '../../sessions/session-id';
 import type { TalkNewsSource } from '../talk/talk-news.source';
 import { feedOf, GLOBAL_FEED, sequenceOf } from './news-feed';
 import { newsIdOf, pageJson, toNewsItem } from './news-page.writer';
-import { NewsItemCache } from './news-item.cache';
+import { NEWS_ITEM_CACHE_CHARS, NewsItemCache } from './news-item.cache';
+import { cutNewsItem } from '../talk/talk-context.budget';
+import type { StoredNews } from '../../persistence/news.store';
 import type { NewsDraft, NewsPublishOptions } from './news-publish.options';
 import { parseNewsItem, requestHash } from './news-request.parser';
 import { NewsDispatcher } from './news.dispatcher';
@@ -43,13 +45,18 @@ export interface NewsReadRequest {
  */
 @Injectable()
 export class NewsService implements TalkNewsSource {
-  private readonly talkItems = new NewsItemCache();
+  private readonly logger = new Logger('Restap');
+  private readonly talkItems: NewsItemCache;
+  /** Rows already logged as left out of turns (`id:ts`), so each is logged once, not every turn. */
+  private readonly skipped = new Set<string>();
 
   constructor(
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly store: NewsStore,
     private readonly dispatcher: NewsDispatcher,
-  ) {}
+  ) {
+    this.talkItems = new NewsItemCache(NEWS_ITEM_CACHE_CHARS, options.limits.maxJsonDepth);
+  }
 
   /**
    * POST /news: validates and commits the item, then (only when a new row was stored) hands it to
@@ -140,15 +147,38 @@ export class NewsService implements TalkNewsSource {
    * The news a /talk turn may see, oldest first: the newest `news.contextLimit` items of the
    * session's own feed, plus the global feed in global scope (the global feed alone when the turn
    * has no session; nothing in session scope without one).
+   *
+   * Whatever storage holds, this never fails on an item: one longer than `maxChars` comes cut (see
+   * `cutNewsItem`), one that is not a JSON object or nests deeper than `limits.maxJsonDepth` (old
+   * rows, another writer, a bug) is left out, with a log line the first time.
    */
-  async forTalk(sessionId: string | undefined): Promise<NewsItem[]> {
+  async forTalk(sessionId: string | undefined, options: { maxChars?: number } = {}): Promise<NewsItem[]> {
     const { enabled, scope, contextLimit } = this.options.news;
     if (!enabled) return [];
     const feeds = scope === 'global' ? [GLOBAL_FEED] : [];
     if (sessionId !== undefined) feeds.push(feedOf(sessionId));
     if (!feeds.length) return [];
-    const rows = await this.store.recent(feeds, contextLimit);
-    return rows.map((row) => this.talkItems.itemOf(row));
+    const rows = await this.store.recent(feeds, contextLimit, options.maxChars);
+    const items: NewsItem[] = [];
+    for (const row of rows) {
+      const item = this.talkItem(row);
+      if (item) items.push(item);
+    }
+    return items;
+  }
+
+  private talkItem(row: StoredNews): NewsItem | undefined {
+    try {
+      return row.cut ? cutNewsItem({ ...row, cut: row.cut }) : this.talkItems.itemOf(row);
+    } catch (error) {
+      const key = `${row.id}:${row.ts}`;
+      if (!this.skipped.has(key)) {
+        if (this.skipped.size >= 10_000) this.skipped.clear();
+        this.skipped.add(key);
+        this.logger.warn(`Stored news item ${newsIdOf(row.id)} left out of /talk turns: ${(error as Error)?.message ?? 'it cannot be read'}`);
+      }
+      return undefined;
+    }
   }
 
   private assertSession(sessionId: string | undefined): void {

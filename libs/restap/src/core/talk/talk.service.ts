@@ -122,10 +122,12 @@ export class TalkService {
 
   private async createContext(turn: TurnState, caller: RestapCaller, signal: AbortSignal): Promise<TalkContext> {
     const { talk } = this.options;
+    const budget = talk.contextBudget;
+    // Storage hands over at most `itemChars` of each item and turn: a huge one is never read whole.
     const [history, news] = await Promise.all([
-      turn.resumed && turn.keyHash ? this.store.loadHistory(turn.keyHash, talk.historyLimit) : [],
+      turn.resumed && turn.keyHash ? this.store.loadHistory(turn.keyHash, talk.historyLimit, budget.itemChars) : [],
       // A session minted for this turn has no feed yet: read only what every session may see.
-      this.newsSource ? this.newsSource.forTalk(turn.resumed ? turn.sessionId : undefined) : [],
+      this.newsSource ? this.newsSource.forTalk(turn.resumed ? turn.sessionId : undefined, { maxChars: budget.itemChars }) : [],
     ]);
     return createTalkContext({
       message: turn.message,
@@ -136,6 +138,7 @@ export class TalkService {
       signal,
       headers: caller.headers,
       systemPrompt: talk.systemPrompt,
+      budget,
     });
   }
 

@@ -7,6 +7,9 @@ import { InvalidJsonException, InvalidRequestException, PayloadTooLargeException
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { writeRestapError } from '../../http/restap-error.writer';
 import type { RouteMatch } from './restap-paths';
+import { withinDepth } from '../../core/text/json-depth';
+
+export { withinDepth };
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
@@ -72,16 +75,3 @@ function declaredTooLarge(req: Request, max: number): boolean {
   const length = Number(req.headers['content-length']);
   return encoding === 'identity' && Number.isFinite(length) && length > max;
 }
-
-/** True when `value` nests arrays and objects at most `max` levels deep (iterative: no stack to blow). */
-export function withinDepth(value: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length) {
-    const [node, depth] = stack.pop() as [unknown, number];
-    if (node === null || typeof node !== 'object') continue;
-    if (depth >= max) return false;
-    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
-  }
-  return true;
-}
-
