@@ -10,7 +10,6 @@ import { feedOf, GLOBAL_FEED, sequenceOf } from './news-feed';
 import { newsIdOf, pageJson, toNewsItem } from './news-page.writer';
 import { NEWS_ITEM_CACHE_CHARS, NewsItemCache } from './news-item.cache';
 import { cutNewsItem } from '../talk/talk-context.budget';
-import type { StoredNews } from '../../persistence/news.store';
 import type { NewsDraft, NewsPublishOptions } from './news-publish.options';
 import { parseNewsItem, requestHash } from './news-request.parser';
 import { NewsDispatcher } from './news.dispatcher';

@@ -12,6 +12,7 @@ import { RestapDrain } from '../../lifecycle/restap-drain.service';
 import type { RestapCaller } from '../caller';
 import { RestapRegistry, type RegisteredHandler } from '../registry/restap.registry';
 import { createTalkContext } from './talk.context';
+import { assertStorableText } from '../text/storable-text';
 import { RESTAP_TALK_NEWS_SOURCE, type TalkNewsSource } from './talk-news.source';
 import { TalkRun, type TalkOutcome, type TalkStopReason } from './talk.run';
 
@@ -72,10 +73,12 @@ export class TalkService {
   /**
    * Opens a turn: mints the session when none is given, loads its history and the news the agent
    * should see, and builds the handler's context. Rejects (502 agent_error without a `@Talk()`
-   * handler, 503 when storage is down) before anything runs. The turn is followed by the shutdown
+   * handler, 503 when storage is down, 400 for a message that cannot be stored) before anything runs. The turn is followed by the shutdown
    * drain from here on, which may stop it.
    */
   async open(request: TurnRequest): Promise<OpenTurn> {
+    // Every door's message goes to a text column: one rule for what can be stored (400 naming the field).
+    assertStorableText(request.message, 'message');
     const handler = this.handler();
     const { talk } = this.options;
     const sessionId = talk.sessions ? (request.sessionId ?? mintSessionId()) : undefined;
