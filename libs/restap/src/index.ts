@@ -29,6 +29,7 @@ export type * from './interfaces/catalog.interface';
 export type * from './interfaces/capability-options.interface';
 export type * from './interfaces/talk.interface';
 export { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
+export { INTERRUPTED_NOTE } from './core/talk/talk-context.budget';
 export type { TalkNewsSource } from './core/talk/talk-news.source';
 export { RESTAP_SESSION_STORE } from './persistence/session.store';
 export type { SessionStore, NewTalkTurn } from './persistence/session.store';

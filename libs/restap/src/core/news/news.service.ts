@@ -46,7 +46,7 @@ export interface NewsReadRequest {
 export class NewsService implements TalkNewsSource {
   private readonly logger = new Logger('Restap');
   private readonly talkItems: NewsItemCache;
-  /** Rows already logged as left out of turns (`id:ts`), so each is logged once, not every turn. */
+  /** Rows already logged as left out (of turns, of pages), so each is logged once, not every time. */
   private readonly skipped = new Set<string>();
 
   constructor(
@@ -117,7 +117,9 @@ export class NewsService implements TalkNewsSource {
     });
     const last = page.rows.at(-1)?.ts ?? request.since;
     const timestamp = page.hasMore ? last : Math.max(request.since, last, page.watermark ?? 0);
-    return { rows: page.rows, timestamp, hasMore: page.hasMore };
+    // A row that is not a JSON object (written around the module) cannot be an item: left out,
+    // and `timestamp` still moves past it, so one bad row never breaks a feed for its readers.
+    return { rows: page.rows.filter((row) => isObjectText(row.body) || this.skip(row, 'GET /news', 'it is not a JSON object')), timestamp, hasMore: page.hasMore };
   }
 
   /**
@@ -170,14 +172,18 @@ export class NewsService implements TalkNewsSource {
     try {
       return row.cut ? cutNewsItem({ ...row, cut: row.cut }) : this.talkItems.itemOf(row);
     } catch (error) {
-      const key = `${row.id}:${row.ts}`;
-      if (!this.skipped.has(key)) {
-        if (this.skipped.size >= 10_000) this.skipped.clear();
-        this.skipped.add(key);
-        this.logger.warn(`Stored news item ${newsIdOf(row.id)} left out of /talk turns: ${(error as Error)?.message ?? 'it cannot be read'}`);
-      }
-      return undefined;
+      return this.skip(row, '/talk turns', (error as Error)?.message ?? 'it cannot be read');
     }
+  }
+
+  /** Logs, once per row and use, that a stored row is left out; returns undefined (nothing to keep). */
+  private skip(row: StoredNews, where: string, why: string): undefined {
+    const key = `${where} ${row.id}:${row.ts}`;
+    if (this.skipped.has(key)) return undefined;
+    if (this.skipped.size >= 10_000) this.skipped.clear();
+    this.skipped.add(key);
+    this.logger.warn(`Stored news item ${newsIdOf(row.id)} left out of ${where}: ${why}`);
+    return undefined;
   }
 
   private assertSession(sessionId: string | undefined): void {
@@ -187,4 +193,10 @@ export class NewsService implements TalkNewsSource {
       );
     }
   }
+}
+
+/** True when a stored body is a JSON object's text (what `itemJson` can splice). */
+function isObjectText(body: string): boolean {
+  const text = body.trim();
+  return text.startsWith('{') && text.endsWith('}');
 }
