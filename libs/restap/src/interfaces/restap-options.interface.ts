@@ -89,10 +89,12 @@ export interface RestapLimitsOptions {
 }
 
 /**
- * Per-client rate limit of /talk and /news, through `@nestjs/throttler` on the module's routes only
- * (the host's other routes are untouched). Each route (POST /talk, GET /news, POST /news) counts
- * separately; a client is its IP address (`req.ip`: set Express's `trust proxy` behind a proxy).
- * Past the limit: 429 too_many_requests with `Retry-After`, before any handler (or LLM) runs.
+ * Per-client rate limit of /talk and /news, counted in a `@nestjs/throttler` storage by the
+ * module's front door, on the module's routes only (the host's other routes are untouched). Each
+ * route (POST /talk, GET /news, POST /news) counts separately, whatever the spelling of its path; a
+ * client is its IP address (`req.ip`: set Express's `trust proxy` behind a proxy). Past the limit:
+ * 429 too_many_requests with `Retry-After`, before the body is read and before any guard, handler
+ * (or LLM) runs.
  */
 export interface RestapRateLimitOptions {
   /** Requests allowed per client and route within `ttlMs`. */

@@ -73,8 +73,8 @@ export class TalkService {
   /**
    * Opens a turn: mints the session when none is given, loads its history and the news the agent
    * should see, and builds the handler's context. Rejects (502 agent_error without a `@Talk()`
-   * handler, 503 when storage is down, 400 for a message that cannot be stored) before anything runs. The turn is followed by the shutdown
-   * drain from here on, which may stop it.
+   * handler, 503 when storage is down, 400 for a message that cannot be stored) before anything
+   * runs. The turn is followed by the shutdown drain from here on, which may stop it.
    */
   async open(request: TurnRequest): Promise<OpenTurn> {
     // Every door's message goes to a text column: one rule for what can be stored (400 naming the field).
