@@ -32,3 +32,5 @@ export type { TalkNewsSource } from './core/talk/talk-news.source';
 export { RESTAP_SESSION_STORE } from './persistence/session.store';
 export type { SessionStore, NewTalkTurn } from './persistence/session.store';
 export type * from './interfaces/news.interface';
+export { CapabilityInvoker } from './core/invoker/capability-invoker';
+export type { InvocationResult, InvocationSuccess, InvocationFailure } from './core/invoker/invocation-result';

@@ -30,6 +30,7 @@ import { RestapSql } from './persistence/restap-sql';
 import { NewsDispatcher } from './core/news/news.dispatcher';
 import { NewsService } from './core/news/news.service';
 import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
+import { CapabilityInvoker } from './core/invoker/capability-invoker';
 
 /**
  * Turns a Nest application into a RESTAP agent: the discovery catalog, /talk and /news, with
@@ -70,7 +71,8 @@ import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
     NewsDispatcher,
     NewsService,
     { provide: RESTAP_TALK_NEWS_SOURCE, useExisting: NewsService },
+    CapabilityInvoker,
   ],
-  exports: [CatalogService, RESTAP_OPTIONS, NewsService, RestapRegistry, TalkService],
+  exports: [CatalogService, RESTAP_OPTIONS, NewsService, RestapRegistry, TalkService, CapabilityInvoker],
 })
 export class RestapModule extends RestapConfigurableModule {}

@@ -6,7 +6,7 @@ import type { CatalogCapability, RestapCatalog } from '../../interfaces/catalog.
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 
 /** Decorator option keys that configure us rather than describe the capability. */
-const INTERNAL_OPTION_KEYS = new Set(['id', 'title', 'description', 'output', 'input', 'news']);
+const INTERNAL_OPTION_KEYS = new Set(['id', 'title', 'description', 'output', 'input', 'news', 'tool']);
 
 /**
  * The discovery document, built once at bootstrap. `bytes` and `etag` are what
