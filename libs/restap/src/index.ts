@@ -34,3 +34,8 @@ export type { SessionStore, NewTalkTurn } from './persistence/session.store';
 export type * from './interfaces/news.interface';
 export { CapabilityInvoker } from './core/invoker/capability-invoker';
 export type { InvocationResult, InvocationSuccess, InvocationFailure } from './core/invoker/invocation-result';
+export { CapabilityTools } from './core/tools/capability-tools';
+export type { ToolDefinition } from './core/tools/capability-tools';
+export { toolNameOf, capabilityIdOf, TOOL_NAME_PATTERN } from './core/tools/tool-names';
+export { openAiToolLoop, TOOL_EVENTS } from './core/tools/openai-tool-loop';
+export type { OpenAiToolLoopOptions, OpenAiCompatibleClient, ChatCompletionChunkLike } from './core/tools/openai-tool-loop';

@@ -31,6 +31,7 @@ import { NewsDispatcher } from './core/news/news.dispatcher';
 import { NewsService } from './core/news/news.service';
 import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
 import { CapabilityInvoker } from './core/invoker/capability-invoker';
+import { CapabilityTools } from './core/tools/capability-tools';
 
 /**
  * Turns a Nest application into a RESTAP agent: the discovery catalog, /talk and /news, with
@@ -72,7 +73,8 @@ import { CapabilityInvoker } from './core/invoker/capability-invoker';
     NewsService,
     { provide: RESTAP_TALK_NEWS_SOURCE, useExisting: NewsService },
     CapabilityInvoker,
+    CapabilityTools,
   ],
-  exports: [CatalogService, RESTAP_OPTIONS, NewsService, RestapRegistry, TalkService, CapabilityInvoker],
+  exports: [CatalogService, RESTAP_OPTIONS, NewsService, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools],
 })
 export class RestapModule extends RestapConfigurableModule {}

@@ -10,6 +10,8 @@ import { hashSessionId, mintSessionId } from '../../sessions/session-id';
 import { randomToken } from '../../sessions/random-token';
 import { RestapDrain } from '../../lifecycle/restap-drain.service';
 import type { RestapCaller } from '../caller';
+import { CapabilityTools } from '../tools/capability-tools';
+import { createTalkTools, ToolStepLog } from '../tools/talk-tools';
 import { RestapRegistry, type RegisteredHandler } from '../registry/restap.registry';
 import { createTalkContext } from './talk.context';
 import { RESTAP_TALK_NEWS_SOURCE, type TalkNewsSource } from './talk-news.source';
@@ -67,6 +69,7 @@ export class TalkService {
     @Inject(RESTAP_SESSION_STORE) private readonly store: SessionStore,
     @Optional() @Inject(RESTAP_TALK_NEWS_SOURCE) private readonly newsSource?: TalkNewsSource,
     @Optional() private readonly drain?: RestapDrain,
+    @Optional() private readonly tools?: CapabilityTools,
   ) {}
 
   /**
@@ -87,6 +90,7 @@ export class TalkService {
       messageId: newMessageId(),
       userMessageId: newMessageId(),
       receivedAt: new Date(),
+      toolSteps: new ToolStepLog(),
     };
     const run = new TalkRun(talk.timeoutMs);
     let finished!: () => void;
@@ -136,6 +140,8 @@ export class TalkService {
       signal,
       headers: caller.headers,
       systemPrompt: talk.systemPrompt,
+      // Calls run with the credentials of the request that started the turn, no more.
+      ...(talk.tools ? { tools: createTalkTools(this.tools, caller, signal, turn.toolSteps) } : {}),
     });
   }
 
@@ -164,7 +170,7 @@ export class TalkService {
     if (!turn.keyHash) return;
     await this.store.appendTurns(turn.keyHash, [
       { role: 'user', content: turn.message, messageId: turn.userMessageId, status: 'complete', createdAt: turn.receivedAt },
-      { role: 'assistant', content: outcome.text, messageId: turn.messageId, status: outcome.status, createdAt: new Date() },
+      { role: 'assistant', content: outcome.text, messageId: turn.messageId, status: outcome.status, createdAt: new Date(), toolSteps: turn.toolSteps.snapshot() },
     ]);
   }
 
@@ -211,4 +217,6 @@ interface TurnState {
   messageId: string;
   userMessageId: string;
   receivedAt: Date;
+  /** The tool calls the handler makes through `ctx.tools`, stored with the reply (also the ones done before an abort). */
+  toolSteps: ToolStepLog;
 }
