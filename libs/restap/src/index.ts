@@ -22,7 +22,9 @@ export * from './exceptions';
 export { RestapExpressAdapter } from './http/restap-express.adapter';
 export { RestapExceptionFilter } from './exceptions/restap-exception.filter';
 export { RESTAP_ENTITIES, RESTAP_MIGRATIONS, RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity } from './persistence';
-export { CATALOG_PATH, SESSION_ID_HEADER, SESSION_ID_PATTERN, NEWS_GUARD, RESTAP_VERSION } from './restap.constants';
+export { CATALOG_PATH, SESSION_ID_HEADER, SESSION_ID_PATTERN, NEWS_GUARD, RESTAP_VERSION, TOOL_EVENTS, ERROR_CODES } from './restap.constants';
+export type { RestapErrorCode, RestapErrorBody } from './wire/constants';
+export type { TalkRequest, TalkResponse, MessageStartEvent, MessageDeltaEvent, MessageEndEvent, StreamErrorEvent, DoneEvent, StatusEvent, ToolEvent, ArtifactEvent } from './wire/talk';
 export type * from './interfaces/restap-options.interface';
 export type * from './interfaces/catalog.interface';
 export type * from './interfaces/capability-options.interface';
@@ -37,5 +39,5 @@ export type { InvocationResult, InvocationSuccess, InvocationFailure } from './c
 export { CapabilityTools } from './core/tools/capability-tools';
 export type { ToolDefinition } from './core/tools/capability-tools';
 export { toolNameOf, capabilityIdOf, TOOL_NAME_PATTERN } from './core/tools/tool-names';
-export { openAiToolLoop, TOOL_EVENTS } from './core/tools/openai-tool-loop';
+export { openAiToolLoop } from './core/tools/openai-tool-loop';
 export type { OpenAiToolLoopOptions, OpenAiCompatibleClient, ChatCompletionChunkLike } from './core/tools/openai-tool-loop';

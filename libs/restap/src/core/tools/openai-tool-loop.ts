@@ -1,9 +1,6 @@
 import type { TalkChunk, TalkContext, TalkMessage, TalkToolResult } from '../../interfaces/talk.interface';
 import { randomToken } from '../../sessions/random-token';
 
-/** The SSE events the tool loop sends around each call (listed in discovery whenever tools are on). */
-export const TOOL_EVENTS = ['tool.start', 'tool.end'] as const;
-
 /** Characters of a result shown in `tool.end` (the model gets all of it). */
 const SHORT_RESULT_CHARS = 200;
 

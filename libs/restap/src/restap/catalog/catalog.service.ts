@@ -1,11 +1,10 @@
 import { Inject, Injectable, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { CONTENT_TYPE_JSON, CONTENT_TYPE_SSE, RESTAP_VERSION, SSE_REQUIRED_EVENTS, RESTAP_OPTIONS } from '../../restap.constants';
+import { CONTENT_TYPE_JSON, CONTENT_TYPE_SSE, RESTAP_VERSION, SSE_REQUIRED_EVENTS, RESTAP_OPTIONS, TOOL_EVENTS } from '../../restap.constants';
 import { RestapRegistry, RegisteredCapability } from '../../core/registry/restap.registry';
 import type { CatalogCapability, RestapCatalog } from '../../interfaces/catalog.interface';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { CapabilityTools } from '../../core/tools/capability-tools';
-import { TOOL_EVENTS } from '../../core/tools/openai-tool-loop';
 
 /** Decorator option keys that configure us rather than describe the capability. */
 const INTERNAL_OPTION_KEYS = new Set(['id', 'title', 'description', 'output', 'input', 'news', 'tool']);
