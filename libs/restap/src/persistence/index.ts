@@ -13,4 +13,7 @@ export const RESTAP_MIGRATIONS = [RestapInit1764700000000, RestapToolSteps176480
 /** Tables the module needs; checked at startup. */
 export const RESTAP_TABLES = ['restap_sessions', 'restap_turns', 'restap_news', 'restap_news_sequences'];
 
+/** Columns later migrations add to those tables; checked at startup so an upgrade without them fails loudly. */
+export const RESTAP_COLUMNS = [{ table: 'restap_turns', column: 'tool_steps', migration: 'RestapToolSteps1764800000000' }];
+
 export { RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity, RestapInit1764700000000, RestapToolSteps1764800000000 };
