@@ -3,7 +3,7 @@ import { CapabilityInvoker, type InvocationResult, type RestapCaller } from 'nes
 import { useTestDatabase } from '../support/test-database';
 import { startSample, type RunningApp } from '../support/sample-app';
 import { startTalkFixture, type TalkFixture } from '../fixtures/talk-app';
-import { configureToolsFixture, FIXTURE_API_KEY, FixtureKeyGuard, OrdersController } from '../fixtures/tools-app';
+import { configureToolsFixture, FIXTURE_API_KEY, FixtureKeyGuard, OrdersController, ScopedController } from '../fixtures/tools-app';
 
 jest.setTimeout(60_000);
 
@@ -85,7 +85,7 @@ describe('CapabilityInvoker: a capability answers in-process exactly as over HTT
   describe('a host app: path and query parameters, param pipes, guards, interceptors, filters, @HttpCode', () => {
     let app: TalkFixture;
     beforeAll(async () => {
-      app = await startTalkFixture(db.target, { controllers: [OrdersController], providers: [FixtureKeyGuard], configure: configureToolsFixture });
+      app = await startTalkFixture(db.target, { controllers: [OrdersController, ScopedController], providers: [FixtureKeyGuard], configure: configureToolsFixture });
     });
     afterAll(() => app?.close());
 
@@ -100,6 +100,8 @@ describe('CapabilityInvoker: a capability answers in-process exactly as over HTT
       ['an interceptor reshaping the result, @HttpCode(202)', { capability: 'orders.wrapped', args: { item: 'tea', quantity: 1 } }, 'POST', '/orders/wrapped'],
       ['a method filter writing its own status and body (418)', { capability: 'orders.teapot', args: { item: 'tea', quantity: 1 } }, 'POST', '/orders/teapot'],
       ['a guard answering false (403)', { capability: 'orders.closed', args: { item: 'tea', quantity: 1 } }, 'POST', '/orders/closed'],
+      ['a request-scoped controller, built for the call with the caller\'s request', { capability: 'scoped.whoami', args: { item: 'tea', quantity: 1 }, headers: key }, 'POST', '/scoped/whoami'],
+      ['a request-scoped controller refusing invalid input', { capability: 'scoped.whoami', args: { item: 'tea' } }, 'POST', '/scoped/whoami'],
       ['a plain Error: 500 without its message', { capability: 'orders.crash', args: { item: 'tea', quantity: 1 } }, 'POST', '/orders/crash'],
     ] as Array<[string, Omit<Case, 'name'>, string, string]>)('%s', async (name, c, method, path) => {
       const body = method === 'GET' ? undefined : c.args;
