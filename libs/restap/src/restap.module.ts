@@ -31,6 +31,8 @@ import { RestapSql } from './persistence/restap-sql';
 import { NewsDispatcher } from './core/news/news.dispatcher';
 import { NewsService } from './core/news/news.service';
 import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
+import { CapabilityInvoker } from './core/invoker/capability-invoker';
+import { CapabilityTools } from './core/tools/capability-tools';
 
 /**
  * Turns a Nest application into a RESTAP agent: the discovery catalog, /talk and /news, with
@@ -73,7 +75,9 @@ import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
     NewsDispatcher,
     NewsService,
     { provide: RESTAP_TALK_NEWS_SOURCE, useExisting: NewsService },
+    CapabilityInvoker,
+    CapabilityTools,
   ],
-  exports: [CatalogService, RESTAP_OPTIONS, NewsService, RestapRegistry, TalkService],
+  exports: [CatalogService, RESTAP_OPTIONS, NewsService, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools],
 })
 export class RestapModule extends RestapConfigurableModule {}
