@@ -31,6 +31,7 @@ import { RestapSql } from './persistence/restap-sql';
 import { NewsDispatcher } from './core/news/news.dispatcher';
 import { NewsService } from './core/news/news.service';
 import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
+import { PlaygroundDoor } from './playground/playground.door';
 
 /**
  * Turns a Nest application into a RESTAP agent: the discovery catalog, /talk and /news, with
@@ -73,6 +74,7 @@ import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
     NewsDispatcher,
     NewsService,
     { provide: RESTAP_TALK_NEWS_SOURCE, useExisting: NewsService },
+    PlaygroundDoor,
   ],
   exports: [CatalogService, RESTAP_OPTIONS, NewsService, RestapRegistry, TalkService],
 })
