@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request } from 'express';
@@ -31,7 +31,7 @@ const ALLOW = 'GET, HEAD';
  * Off unless `playground.enabled`; it imports nothing from the other doors.
  */
 @Injectable()
-export class PlaygroundDoor {
+export class PlaygroundDoor implements OnApplicationBootstrap {
   private readonly logger = new Logger('RestapPlayground');
   private basePath?: string;
   private assets?: PlaygroundAssets;
@@ -45,7 +45,12 @@ export class PlaygroundDoor {
     adapterHost.httpAdapter?.use((req: Request, res: ServerResponse, next: NextFunction) => this.handle(req, res, next));
   }
 
-  /** The page's path with the global prefix; read on first use, since `setGlobalPrefix` runs after the module is created. */
+  /** Builds the asset map once the app is set up (its global prefix known) and says where the page is. */
+  onApplicationBootstrap(): void {
+    if (this.options.playground.enabled) void this.path;
+  }
+
+  /** The page's path with the global prefix, read once `setGlobalPrefix` has run (after the module was created). */
   get path(): string {
     if (this.basePath === undefined) {
       const prefix = this.appConfig.getGlobalPrefix().replace(/^\/+|\/+$/g, '');
