@@ -122,6 +122,33 @@ describe('Playground in a host app under a global prefix (issue 17)', () => {
       expect(errors).toEqual([]);
     });
 
+    it('renders status, tool.* steps (collapsible) and artifact events, and an error event as an error', async () => {
+      const { page, errors } = await chromium.newPage();
+      await page.goto(`${shop.url}/api/console`);
+      await page.waitForSelector('body[data-ready="true"]');
+      const message = page.getByRole('textbox', { name: 'Message' });
+      await message.fill('tools');
+      await message.press('Enter');
+      const bubble = page.locator('.msg.agent').last();
+      await bubble.locator('.text', { hasText: 'Widgets are in stock.' }).waitFor();
+      await expect(bubble.locator('.status').textContent()).resolves.toBe('Looking up the stock');
+      const step = bubble.locator('details.tool');
+      await expect(step.locator('summary').textContent()).resolves.toBe('Tool: stock.lookup ✓');
+      await expect(step.evaluate((d) => (d as HTMLDetailsElement).open)).resolves.toBe(false);
+      await step.locator('summary').click();
+      await expect(step.locator('pre').textContent()).resolves.toContain('12 in stock');
+      await expect(bubble.locator('figure.artifact figcaption').textContent()).resolves.toBe('quote.json');
+      await expect(bubble.locator('figure.artifact pre').textContent()).resolves.toContain('"price": 9.5');
+
+      await message.fill('fail');
+      await message.press('Enter');
+      const failed = page.locator('.msg.agent.failed').last();
+      await failed.locator('[role=alert]').waitFor();
+      await expect(failed.locator('.text').textContent()).resolves.toBe('Starting… ');
+      await expect(page.getByRole('button', { name: 'Send' }).isEnabled()).resolves.toBe(true);
+      expect(errors).toEqual([]);
+    });
+
     it('builds the order form from the schema (nested object, enum, integer, boolean, array, email), checks it in the browser, and shows the result', async () => {
       const { page, errors } = await chromium.newPage();
       const sent: string[] = [];
