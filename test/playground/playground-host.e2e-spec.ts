@@ -207,5 +207,22 @@ describe('Playground in a host app under a global prefix (issue 17)', () => {
       expect(curl).toContain(`curl -X POST '${shop.url}/api/orders'`);
       expect(curl).toContain('"note":"a forbidden word"');
     });
+
+    it('shows each capability as a RESTAP endpoint, an MCP tool and an A2A skill when the catalog lists those doors, with a snippet for each', async () => {
+      const { page, errors } = await chromium.newPage();
+      await page.goto(`${shop.url}/api/console`);
+      await expect(page.locator('#doors').textContent()).resolves.toMatch(/RESTAP.*MCP \/api\/mcp.*A2A \/api\/a2a/);
+      const card = page.locator('#cap-shop\\.order');
+      const doors = await card.locator('.door-list li').allTextContents();
+      expect(doors).toEqual(['RESTAP POST /api/orders', 'MCP tool shop_order at /api/mcp', 'A2A skill shop.order at /api/a2a']);
+      await card.locator('details.snippets summary').click();
+      const tabs = card.getByRole('tab');
+      await expect(tabs.allTextContents()).resolves.toEqual(['curl', 'fetch', 'MCP', 'A2A']);
+      await tabs.filter({ hasText: 'MCP' }).click();
+      await expect(card.locator('details.snippets pre').textContent()).resolves.toContain(`callTool({ name: "shop_order"`);
+      await tabs.filter({ hasText: 'A2A' }).click();
+      await expect(card.locator('details.snippets pre').textContent()).resolves.toContain('"capability":"shop.order"');
+      expect(errors).toEqual([]);
+    });
   });
 });

@@ -1,9 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { NextFunction, Request } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { CATALOG_PATH, RESTAP_OPTIONS } from '../restap.constants';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
+import { MethodNotAllowedException, RouteNotFoundException } from '../exceptions';
+import { writeRestapError } from '../http/restap-error.writer';
 import { PlaygroundAssets, type PlaygroundAsset } from './playground.assets';
 
 /**
@@ -21,7 +23,7 @@ export const PLAYGROUND_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
-const ALLOW = 'GET, HEAD';
+const ALLOW = ['GET', 'HEAD'] as const;
 
 /**
  * The playground door: serves the page and its assets at `playground.path` (below the global
@@ -42,7 +44,7 @@ export class PlaygroundDoor implements OnApplicationBootstrap {
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
   ) {
     if (!options.playground.enabled) return;
-    adapterHost.httpAdapter?.use((req: Request, res: ServerResponse, next: NextFunction) => this.handle(req, res, next));
+    adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.handle(req, res, next));
   }
 
   /** Builds the asset map once the app is set up (its global prefix known) and says where the page is. */
@@ -61,18 +63,15 @@ export class PlaygroundDoor implements OnApplicationBootstrap {
     return this.basePath;
   }
 
-  private handle(req: Request, res: ServerResponse, next: NextFunction): void {
+  private handle(req: Request, res: Response, next: NextFunction): void {
     const base = this.path;
     const path = req.path;
     if (path !== base && !path.startsWith(`${base}/`)) return next();
     // The map key is compared, never used to build a file path.
     const key = path === base || path === `${base}/` ? '' : path.slice(base.length + 1);
     const asset = (this.assets as PlaygroundAssets).get(key);
-    if (!asset) return writeError(res, 404, 'not_found', `No playground asset at ${path}.`);
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('Allow', ALLOW);
-      return writeError(res, 405, 'method_not_allowed', `The playground answers ${ALLOW} only.`);
-    }
+    if (!asset) return writeRestapError(res, new RouteNotFoundException("There is no playground asset at this path."));
+    if (req.method !== 'GET' && req.method !== 'HEAD') return writeRestapError(res, new MethodNotAllowedException(ALLOW));
     this.serve(req, res, asset);
   }
 
@@ -87,11 +86,4 @@ export class PlaygroundDoor implements OnApplicationBootstrap {
     res.writeHead(200, asset.headers);
     res.end(req.method === 'HEAD' ? undefined : asset.body);
   }
-}
-
-/** The module's error shape, never HTML. */
-function writeError(res: ServerResponse, status: number, error: string, message: string): void {
-  const body = JSON.stringify({ error, message });
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Length': Buffer.byteLength(body) });
-  res.end(body);
 }
