@@ -120,6 +120,10 @@ describe('Playground on the sample agent, in headless Chromium (issue 17)', () =
       const posted = await fetch(`${agent.url}/news`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'note', from: 'e2e', message }) });
       expect(posted.status).toBe(200);
     }
+    // Long-poll with `wait` when the catalog's news capability lists it, else polling with `since`.
+    const catalog = await (await fetch(`${agent.url}/.well-known/restap.json`)).json();
+    const offersWait = catalog.capabilities.find((c: { id: string }) => c.id === 'news').parameters.some((p: { name: string }) => p.name === 'wait');
+    await expect(page.locator('#news-mode').textContent()).resolves.toMatch(offersWait ? /long-poll, wait=\d+s/ : /polling every 2s/);
     const feed = page.locator('#news-feed .news-item');
     await feed.filter({ hasText: 'second posted elsewhere' }).waitFor();
     const texts = await page.locator('#news-feed .news-text').allTextContents();

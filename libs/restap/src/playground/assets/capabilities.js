@@ -38,10 +38,7 @@ function card(capability, doors) {
     status, result);
 
   const read = () => ({ params: paramEditor ? paramEditor.read() : {}, body: bodyEditor ? bodyEditor.read() : undefined });
-  const showErrors = (messages) => {
-    const shown = (paramEditor ? paramEditor.errors(messages) : 0) + (bodyEditor ? bodyEditor.errors(messages) : 0);
-    return shown;
-  };
+  const showErrors = (messages) => (paramEditor ? paramEditor.errors(messages) : 0) + (bodyEditor ? bodyEditor.errors(messages) : 0);
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const { params, body } = read();
@@ -69,9 +66,9 @@ function card(capability, doors) {
       if (response.ok) {
         status.textContent = `${response.status} ${response.statusText}`;
       } else {
-        const messages = serverErrors(json);
-        const placed = showErrors(messages);
-        status.textContent = `${response.status} ${json?.error ?? ''}: ${json?.message ?? response.statusText}${placed ? '' : ''}`;
+        // Each message goes under the field it names; the whole answer stays in the status line too.
+        showErrors(serverErrors(json));
+        status.textContent = `${response.status} ${json?.error ?? ''}: ${json?.message ?? response.statusText}`;
         status.className = 'form-status small error';
       }
     } catch (error) {
