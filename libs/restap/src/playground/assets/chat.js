@@ -91,9 +91,11 @@ async function turn(talk, streaming, text, transcript, signal) {
       return;
     }
     const steps = new Map();
+    let done = false;
     await readSse(response, (event, data) => {
       if (event === 'message.start' || event === 'done') {
         if (data.session_id) session.set(data.session_id);
+        if (event === 'done') done = true;
       } else if (event === 'message.delta') {
         // A text node per delta: the page shows each chunk the moment it arrives.
         body.append(document.createTextNode(data.text ?? ''));
@@ -108,6 +110,8 @@ async function turn(talk, streaming, text, transcript, signal) {
         extras.append(artifact(data));
       }
     });
+    // A stream cut before `done` (proxy timeout, server gone) is not a complete answer: say so.
+    if (!done) showError(bubble, 'The stream ended before the agent said it was done.');
   } catch (error) {
     if (signal.aborted) bubble.append(h('p', { class: 'note small' }, 'Stopped.'));
     else {
