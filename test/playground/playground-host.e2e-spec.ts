@@ -58,6 +58,7 @@ describe('Playground in a host app under a global prefix (issue 17)', () => {
         expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
         expect(res.headers.get('content-security-policy')).toMatch(/default-src 'none'; script-src 'self'; style-src 'self';.*connect-src 'self'/);
         expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+        expect(res.headers.get('x-powered-by')).toBeNull();
         expect(res.headers.get('cache-control')).toBe('no-cache');
         const etag = res.headers.get('etag') as string;
         const again = await fetch(shop.url + path, { headers: { 'If-None-Match': etag } });

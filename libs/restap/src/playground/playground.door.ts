@@ -67,6 +67,7 @@ export class PlaygroundDoor implements OnApplicationBootstrap {
     const base = this.path;
     const path = req.path;
     if (path !== base && !path.startsWith(`${base}/`)) return next();
+    res.removeHeader('X-Powered-By'); // like the module's other answers: nothing about the stack
     // The map key is compared, never used to build a file path.
     const key = path === base || path === `${base}/` ? '' : path.slice(base.length + 1);
     const asset = (this.assets as PlaygroundAssets).get(key);
