@@ -86,5 +86,6 @@ describe('libs/restap is a real npm package: `nestjs-restap` packs, installs fro
       input_schema: { type: 'object', properties: { text: { type: 'string', maxLength: 200 } }, required: ['text'] },
     });
     expect(result.talk).toMatchObject({ status: 200, body: { reply: 'HELLO' } });
+    expect(result.playground).toEqual({ title: 'RESTAP playground', entry: 200, type: 'text/javascript; charset=utf-8' });
   });
 });

@@ -9,6 +9,7 @@ import { TextController } from './text/text.controller';
 import { API_KEY, ApiKeyGuard } from './auth/api-key.guard';
 import { HealthModule } from './health/health.module';
 import { SAMPLE_PACKAGES } from './sample.packages';
+import { PLAYGROUND_PATH, RootController } from './playground/root.controller';
 
 export const AGENT_INFO = {
   name: 'Text Analysis Agent',
@@ -44,13 +45,14 @@ export class AppModule {
           news: { scope: config.newsScope },
           packages: SAMPLE_PACKAGES,
           protocols: { mcp: { available: false }, a2a: { available: false } },
+          playground: { enabled: config.playground !== false, path: PLAYGROUND_PATH },
           rateLimit: config.rateLimitPerMinute ? { limit: config.rateLimitPerMinute, ttlMs: 60_000 } : false,
           guards: [ApiKeyGuard],
           ...(config.shutdownGraceMs ? { shutdownGraceMs: config.shutdownGraceMs } : {}),
         }),
         HealthModule,
       ],
-      controllers: [TextController],
+      controllers: [TextController, ...(config.playground !== false ? [RootController] : [])],
       providers: [
         { provide: API_KEY, useValue: config.apiKey },
         ApiKeyGuard,

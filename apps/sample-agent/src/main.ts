@@ -3,6 +3,7 @@ import { CATALOG_PATH } from 'nestjs-restap';
 import { createSampleApp } from './bootstrap';
 import { describeDatabase } from './database/database.options';
 import { sampleConfigFromEnv } from './sample.config';
+import { PLAYGROUND_PATH } from './playground/root.controller';
 
 async function main(): Promise<void> {
   const config = sampleConfigFromEnv();
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
   const logger = new Logger('SampleAgent');
   logger.log(`Database: ${describeDatabase(config.database)}`);
   logger.log(`Discovery: ${base}${CATALOG_PATH}`);
+  if (config.playground !== false) logger.log(`Playground: ${base}/ (${base}${PLAYGROUND_PATH})`);
   logger.log(`Swagger UI: ${base}/docs`);
 }
 

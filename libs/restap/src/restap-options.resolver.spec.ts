@@ -23,6 +23,12 @@ describe('resolveOptions: defaults are filled in one place', () => {
     expect(resolved).toMatchObject({ rateLimit: false, shutdownGraceMs: 10_000, storage: { requireSynchronousCommit: false } });
     expect(resolved.cors).toBeUndefined();
     expect(resolved.catalogCacheControl).toBe('public, max-age=60');
+    expect(resolved.playground).toEqual({ enabled: false, path: '/playground' });
+  });
+
+  it('the playground is served only when enabled, at /playground unless given a path', () => {
+    expect(resolveOptions({ agent, playground: { enabled: true } }).playground).toEqual({ enabled: true, path: '/playground' });
+    expect(resolveOptions({ agent, playground: { enabled: true, path: '/tools/agent-ui' } }).playground).toEqual({ enabled: true, path: '/tools/agent-ui' });
   });
 
   it('rate limit and CORS are off unless given, and copied when given', () => {
@@ -68,5 +74,11 @@ describe('resolveOptions: invalid options fail startup with what to fix', () => 
     [{ agent, cors: { origins: '*' }, news: { scope: 'session' } }, "cors.origins is '*' while news.scope is 'session'"],
     [{ agent, cors: { origins: [''] } }, 'cors.origins must be a list of origins'],
     [{ agent, shutdownGraceMs: -5 }, 'shutdownGraceMs must be a positive integer, got -5'],
+    [{ agent, playground: true }, 'playground must be { enabled?: boolean, path?: string }'],
+    [{ agent, playground: { enabled: 'yes' } }, 'playground.enabled must be a boolean'],
+    [{ agent, playground: { path: 'playground' } }, `playground.path must be a path such as '/playground'`],
+    [{ agent, playground: { path: '/play/' } }, 'playground.path must be a path'],
+    [{ agent, playground: { path: '/a/../etc' } }, 'playground.path must be a path'],
+    [{ agent, playground: { path: '/' } }, 'playground.path must be a path'],
   ])('%j → %s', (options, message) => expect(failure(options)).toContain(message));
 });

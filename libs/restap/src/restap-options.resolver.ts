@@ -1,6 +1,6 @@
 import { CAPABILITY_ID_PATTERN } from './restap.constants';
 import { RestapBootstrapError } from './core/registry/restap-bootstrap.error';
-import type { ResolvedRestapOptions, RestapCorsOptions, RestapModuleOptions, RestapRateLimitOptions } from './interfaces/restap-options.interface';
+import type { ResolvedRestapOptions, RestapCorsOptions, RestapModuleOptions, RestapPlaygroundOptions, RestapRateLimitOptions } from './interfaces/restap-options.interface';
 
 const positiveInt = (value: unknown, field: string, required = false): void => {
   if ((required || value !== undefined) && (!Number.isInteger(value) || (value as number) <= 0)) {
@@ -101,7 +101,24 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
       preparedStatements: options.storage?.preparedStatements ?? true,
     },
     catalogCacheControl: options.catalogCacheControl ?? 'public, max-age=60',
+    playground: resolvePlayground(options.playground),
   };
+}
+
+/** Path segments of URL-safe characters; no `.` or `..` segment, no trailing slash. */
+const PLAYGROUND_PATH = /^(\/(?!\.{1,2}(?:\/|$))[A-Za-z0-9._~-]+)+$/;
+
+function resolvePlayground(value: RestapModuleOptions['playground']): Required<RestapPlaygroundOptions> {
+  if (value !== undefined && (!value || typeof value !== 'object')) {
+    throw new RestapBootstrapError('RestapModule option playground must be { enabled?: boolean, path?: string }.');
+  }
+  const enabled = value?.enabled ?? false;
+  const path = value?.path ?? '/playground';
+  if (typeof enabled !== 'boolean') throw new RestapBootstrapError('RestapModule option playground.enabled must be a boolean.');
+  if (typeof path !== 'string' || !PLAYGROUND_PATH.test(path)) {
+    throw new RestapBootstrapError(`RestapModule option playground.path must be a path such as '/playground' (segments of letters, digits, '-', '_', '.', '~'), got ${JSON.stringify(path)}.`);
+  }
+  return { enabled, path };
 }
 
 function resolveRateLimit(value: RestapModuleOptions['rateLimit']): RestapRateLimitOptions | false {

@@ -33,6 +33,7 @@ import { NewsService } from './core/news/news.service';
 import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
 import { CapabilityInvoker } from './core/invoker/capability-invoker';
 import { CapabilityTools } from './core/tools/capability-tools';
+import { PlaygroundDoor } from './playground/playground.door';
 
 /**
  * Turns a Nest application into a RESTAP agent: the discovery catalog, /talk and /news, with
@@ -77,6 +78,7 @@ import { CapabilityTools } from './core/tools/capability-tools';
     { provide: RESTAP_TALK_NEWS_SOURCE, useExisting: NewsService },
     CapabilityInvoker,
     CapabilityTools,
+    PlaygroundDoor,
   ],
   exports: [CatalogService, RESTAP_OPTIONS, NewsService, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools],
 })

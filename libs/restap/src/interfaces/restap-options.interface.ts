@@ -140,6 +140,17 @@ export interface RestapStorageOptions {
 }
 
 /**
+ * The playground: a page served by the module to see and try the agent (chat with streaming,
+ * capability forms, the news feed, the raw catalog). Its assets are built into the package.
+ */
+export interface RestapPlaygroundOptions {
+  /** Serve the page. @default false */
+  enabled?: boolean;
+  /** Where, below the app's global prefix. @default '/playground' */
+  path?: string;
+}
+
+/**
  * Options of `RestapModule.forRoot()` / `forRootAsync()`.
  *
  * @example
@@ -175,6 +186,8 @@ export interface RestapModuleOptions {
   storage?: RestapStorageOptions;
   /** `Cache-Control` of the catalog. @default 'public, max-age=60' */
   catalogCacheControl?: string;
+  /** The playground page (off unless enabled). @default { enabled: false, path: '/playground' } */
+  playground?: RestapPlaygroundOptions;
 }
 
 /** Options with every default filled in; produced once by `resolveOptions()`. */
@@ -196,6 +209,7 @@ export interface ResolvedRestapOptions {
   shutdownGraceMs: number;
   storage: Required<RestapStorageOptions>;
   catalogCacheControl: string;
+  playground: Required<RestapPlaygroundOptions>;
 }
 
 /** Extras given beside the options to both forRoot and forRootAsync (route paths must be known statically). */

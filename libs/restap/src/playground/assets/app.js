@@ -1,0 +1,126 @@
+// The playground's entry module: reads the catalog, then builds the header, the chat, the
+// capability cards, the news feed and the catalog check from it.
+import { $, h } from './dom.js';
+import { readJson, request, setApiKey, setKeyPrompt } from './http.js';
+import { setupChat } from './chat.js';
+import { setupCapabilities } from './capabilities.js';
+import { setupNews } from './news.js';
+import { setupFrames } from './frames.js';
+import { checkCatalog } from './catalog-check.js';
+
+const catalogPath = document.querySelector('meta[name="restap-catalog"]').content;
+
+async function main() {
+  setupFrames();
+  setKeyPrompt(keyPrompt());
+  let catalog;
+  let clockOffset = 0;
+  try {
+    const response = await request(catalogPath, { headers: { Accept: 'application/json' } });
+    if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
+    const date = Date.parse(response.headers.get('date') ?? '');
+    if (!Number.isNaN(date)) clockOffset = date - Date.now();
+    catalog = await readJson(response);
+    if (!catalog || typeof catalog !== 'object') throw new Error('the catalog is not JSON');
+  } catch (error) {
+    const banner = $('load-error');
+    banner.hidden = false;
+    banner.textContent = `Could not read the catalog at ${catalogPath}: ${error.message ?? error}`;
+    $('agent-description').textContent = '';
+    return;
+  }
+  const capabilities = Array.isArray(catalog.capabilities) ? catalog.capabilities : [];
+  const byId = (id) => capabilities.find((c) => c && c.id === id);
+  const doors = openDoors(catalog.protocols);
+  header(catalog, doors);
+  setupChat(byId('talk'));
+  setupNews(byId('news'), byId('news_receive'), () => Date.now() + clockOffset);
+  setupCapabilities(catalog, doors);
+  const findings = checkCatalog(catalog);
+  $('findings').append(...findings.map((f) => h('li', { class: `finding ${f.level}` },
+    h('span', { class: 'level' }, f.level), ' ', h('code', {}, f.where), ' ', f.message)));
+  document.body.dataset.ready = 'true';
+}
+
+/** Endpoints of the MCP and A2A doors when the catalog says they are available. */
+function openDoors(protocols) {
+  const doors = {};
+  for (const name of ['mcp', 'a2a']) {
+    const entry = protocols && protocols[name];
+    if (entry && entry.available === true && typeof entry.endpoint === 'string') doors[name] = entry.endpoint;
+  }
+  return doors;
+}
+
+function header(catalog, doors) {
+  const agent = catalog.agent ?? {};
+  document.title = `${agent.name ?? 'Agent'} · RESTAP playground`;
+  $('agent-name').textContent = agent.name ?? 'Unnamed agent';
+  $('agent-description').textContent = agent.description ?? '';
+  const contact = agent.contact;
+  if (typeof contact === 'string' && contact) {
+    const href = /^https?:\/\//.test(contact) ? contact : /@/.test(contact) ? `mailto:${contact}` : undefined;
+    $('agent-contact').append('Contact: ', href ? h('a', { href }, contact) : contact);
+  }
+  const chips = [h('li', { class: 'chip on' }, h('b', {}, 'RESTAP '), h('code', {}, catalogPath))];
+  for (const [name, label] of [['mcp', 'MCP'], ['a2a', 'A2A']]) {
+    const entry = catalog.protocols?.[name];
+    chips.push(doors[name]
+      ? h('li', { class: 'chip on' }, h('b', {}, `${label} `), h('code', {}, doors[name]))
+      : h('li', { class: 'chip off', title: entry ? 'advertised as unavailable' : 'not advertised' }, `${label} off`));
+  }
+  for (const [name, entry] of Object.entries(catalog.protocols ?? {})) {
+    if (name !== 'mcp' && name !== 'a2a' && entry?.available) chips.push(h('li', { class: 'chip on' }, h('b', {}, `${name} `), entry.endpoint ? h('code', {}, entry.endpoint) : ''));
+  }
+  $('doors').replaceChildren(...chips);
+  const packages = Array.isArray(catalog.packages) ? catalog.packages : [];
+  $('packages').replaceChildren(...packages.map((p) => {
+    const link = typeof p.homepage === 'string' && /^https?:\/\//.test(p.homepage) ? p.homepage : undefined;
+    const name = link ? h('a', { href: link, target: '_blank', rel: 'noopener' }, p.name) : p.name;
+    return h('li', { class: 'chip', title: p.description ?? '' }, name, h('span', { class: 'muted' }, ` ${p.type}${p.package ? ` · ${p.package}` : ''}`));
+  }));
+}
+
+/** On 401: one dialog at a time asks for the key; it stays in this tab's memory only. */
+function keyPrompt() {
+  const dialog = $('key-dialog');
+  const form = $('key-form');
+  const input = $('api-key');
+  const button = $('key-button');
+  let pending;
+  const ask = () => {
+    pending ??= new Promise((resolve) => {
+      const done = (given) => {
+        form.removeEventListener('submit', onSubmit);
+        $('key-cancel').removeEventListener('click', onCancel);
+        dialog.removeEventListener('cancel', onCancel);
+        if (dialog.open) dialog.close();
+        pending = undefined;
+        resolve(given);
+      };
+      const onSubmit = (event) => {
+        event.preventDefault();
+        const key = input.value.trim();
+        if (!key) return;
+        setApiKey(key);
+        input.value = '';
+        button.hidden = false;
+        done(true);
+      };
+      const onCancel = (event) => {
+        event.preventDefault();
+        done(false);
+      };
+      form.addEventListener('submit', onSubmit);
+      $('key-cancel').addEventListener('click', onCancel);
+      dialog.addEventListener('cancel', onCancel);
+      dialog.showModal();
+      input.focus();
+    });
+    return pending;
+  };
+  button.addEventListener('click', () => void ask());
+  return ask;
+}
+
+main();
