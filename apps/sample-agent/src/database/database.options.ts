@@ -3,6 +3,7 @@ import type { TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { RESTAP_MIGRATIONS } from 'nestjs-restap';
+import { TypeOrmNestLogger } from './typeorm-nest.logger';
 
 /** Where the agent keeps its data: a PostgreSQL server, or PostgreSQL embedded in the process. */
 export interface DatabaseTarget {
@@ -51,7 +52,8 @@ export async function createDatabaseOptions(
     migrationsRun: true,
     migrationsTransactionMode: 'each' as const,
     uuidExtension: 'pgcrypto' as const,
-    logging: ['error' as const],
+    // Failed statements are logged through Nest's logger, like the rest of the app's lines.
+    logger: new TypeOrmNestLogger(['error']),
   };
   if (target.url) {
     const options = { ...common, url: target.url, extra: { max: Number(process.env.DATABASE_POOL_SIZE) || 10, ...SERVER_TIMEOUTS } };
