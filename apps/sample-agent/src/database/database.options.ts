@@ -24,7 +24,7 @@ export function describeDatabase(target: DatabaseTarget): string {
     const url = new URL(target.url);
     return `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`;
   }
-  return target.dataDir === 'memory://' ? 'embedded PostgreSQL (PGlite, in memory)' : `embedded PostgreSQL (PGlite) in ${resolve(target.dataDir ?? '')}`;
+  return target.dataDir === 'memory://' ? 'embedded PostgreSQL (PGlite, in memory: nothing is kept when the process exits)' : `embedded PostgreSQL (PGlite) in ${resolve(target.dataDir ?? '')}`;
 }
 
 /**
