@@ -9,6 +9,8 @@ RUN npm ci --no-audit --no-fund
 COPY nest-cli.json tsconfig.json ./
 COPY libs ./libs
 COPY apps ./apps
+COPY scripts ./scripts
+# Compiles the sample and packs the client into dist/packages, which the agent serves and advertises.
 RUN npm run build
 
 FROM node:20-slim AS prod-deps

@@ -8,7 +8,8 @@ import { BENCH_MODE, SampleBrain } from './brain/sample.brain';
 import { TextController } from './text/text.controller';
 import { API_KEY, ApiKeyGuard } from './auth/api-key.guard';
 import { HealthModule } from './health/health.module';
-import { SAMPLE_PACKAGES } from './sample.packages';
+import { samplePackages } from './sample.packages';
+import { PACKAGES_DIR, PackagesController } from './packages/packages.controller';
 
 export const AGENT_INFO = {
   name: 'Text Analysis Agent',
@@ -42,7 +43,7 @@ export class AppModule {
             ...(config.maxStreamsPerClient ? { maxStreamsPerClient: config.maxStreamsPerClient } : {}),
           },
           news: { scope: config.newsScope },
-          packages: SAMPLE_PACKAGES,
+          packages: samplePackages(config.packagesDir),
           protocols: { mcp: { available: false }, a2a: { available: false } },
           rateLimit: config.rateLimitPerMinute ? { limit: config.rateLimitPerMinute, ttlMs: 60_000 } : false,
           guards: [ApiKeyGuard],
@@ -50,9 +51,10 @@ export class AppModule {
         }),
         HealthModule,
       ],
-      controllers: [TextController],
+      controllers: [TextController, PackagesController],
       providers: [
         { provide: API_KEY, useValue: config.apiKey },
+        { provide: PACKAGES_DIR, useValue: config.packagesDir },
         ApiKeyGuard,
         OfflineResponder,
         SampleBrain,

@@ -3,6 +3,7 @@ import { CATALOG_PATH } from 'nestjs-restap';
 import { createSampleApp } from './bootstrap';
 import { describeDatabase } from './database/database.options';
 import { sampleConfigFromEnv } from './sample.config';
+import { samplePackages } from './sample.packages';
 
 async function main(): Promise<void> {
   const config = sampleConfigFromEnv();
@@ -15,6 +16,9 @@ async function main(): Promise<void> {
   logger.log(`Database: ${describeDatabase(config.database)}`);
   logger.log(`Discovery: ${base}${CATALOG_PATH}`);
   logger.log(`Swagger UI: ${base}/docs`);
+  if (!samplePackages(config.packagesDir).some((p) => p.package === 'restap-client')) {
+    logger.log(`The client tarball is not in ${config.packagesDir}, so the catalog does not advertise it: npm run build (or npm run pack:client -- dist/packages) puts it there.`);
+  }
 }
 
 main().catch((error: unknown) => {

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { databaseTargetFromEnv, DatabaseTarget } from './database/database.options';
 import { llmConfigFromEnv, type LlmConfig } from './brain/llm.config';
 
@@ -23,6 +24,11 @@ export interface SampleConfig {
   shutdownGraceMs?: number;
   /** RESTAP_ACCESS_LOG=1: one log line per request (method, path with session_id redacted, status, ms). */
   accessLog?: boolean;
+  /**
+   * RESTAP_PACKAGES_DIR (default `dist/packages`, where `npm run build` packs the client): the
+   * tarballs the agent serves under /packages and advertises in its catalog.
+   */
+  packagesDir?: string;
 }
 
 /** Requests per minute when RESTAP_RATE_LIMIT is unset (a person or a polling agent stays far below it). */
@@ -48,6 +54,7 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
     apiKey: env.RESTAP_API_KEY?.trim() || undefined,
     shutdownGraceMs: intFromEnv(env, 'RESTAP_SHUTDOWN_GRACE_MS', 1),
     accessLog: env.RESTAP_ACCESS_LOG === '1',
+    packagesDir: resolve(env.RESTAP_PACKAGES_DIR || 'dist/packages'),
   };
   return Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined)) as unknown as SampleConfig;
 }
