@@ -14,7 +14,6 @@ import { RestapRegistry } from './restap.registry';
 
 type Handler = (...args: unknown[]) => unknown;
 
-
 /**
  * Walks controllers and providers once, at bootstrap: records `@Capability()` routes with their
  * derived method, endpoint and schemas, the `@Talk()` and `@News()` handlers, and where the
