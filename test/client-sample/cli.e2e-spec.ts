@@ -27,8 +27,8 @@ describe('restap CLI against the sample agent (real HTTP, PostgreSQL)', () => {
     expect(out).toContain('talk: JSON + SSE streaming, sessions · news: global');
     expect(out).toMatch(/text\.echo\s+POST\s+\/text\/echo\s+Echo text back/);
     expect(out).toMatch(/text\.reverse\s+POST\s+\/text\/reverse\s+Reverse text/);
-    expect(out).toContain('package: RESTAP client and CLI (npm-package)');
     expect(out).toContain('package: Text Analysis Agent skill (claude-plugin)');
+    expect(out).toContain('  install: claude --plugin-dir apps/sample-agent/plugin');
   });
 
   describe('talk', () => {

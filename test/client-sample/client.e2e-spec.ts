@@ -45,7 +45,7 @@ describe('RestapClient against the sample agent (real HTTP, PostgreSQL)', () => 
     expect(client.streaming).toBe(true);
     expect(client.capability('talk')?.sessions).toEqual({ supported: true });
     expect(client.capability('news')?.sessions).toEqual({ supported: true, required: false });
-    expect(client.catalog.packages?.map((p) => p.type)).toEqual(['npm-package', 'claude-plugin']);
+    expect(client.catalog.packages?.map((p) => p.type)).toEqual(['claude-plugin']); // the client is advertised only once packed (packages.e2e-spec)
   });
 
   describe('talk', () => {

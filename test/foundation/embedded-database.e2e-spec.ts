@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { RESTAP_MIGRATIONS } from 'nestjs-restap';
+import { EMBEDDED_DURABILITY } from '../../libs/restap/src/persistence/storage.check';
 import { databaseTargetFromEnv } from '../../apps/sample-agent/src/database/database.options';
 import { RunningApp, startSample } from '../support/sample-app';
+import { startChildAgent, type ChildAgent } from '../reliability/support/child-agent';
 
 // Jest reads testTimeout only from the top-level config, not per project; a fresh PGlite takes 4–15 s.
 jest.setTimeout(120_000);
@@ -46,5 +48,47 @@ describe('Embedded PostgreSQL (PGlite) is the zero-setup default, and keeps its 
     const migrations = await ds.query(`SELECT name FROM migrations ORDER BY id`);
     expect(migrations.map((m: { name: string }) => m.name)).toEqual(RESTAP_MIGRATIONS.map((m) => m.name));
     expect(statSync(join(dataDir, 'PG_VERSION')).mtimeMs).toBe(pgVersion);
+  });
+
+  describe('what the embedded mode guarantees, as the first start logs it', () => {
+    let crashDir: string;
+    let child: ChildAgent | undefined;
+
+    beforeAll(() => {
+      crashDir = mkdtempSync(join(tmpdir(), 'restap-embedded-crash-'));
+    });
+    afterAll(() => {
+      child?.kill();
+      rmSync(crashDir, { recursive: true, force: true });
+    });
+
+    it('a first `npm start` on an empty folder states the guarantee at log level, with no warning or error line', async () => {
+      child = await startChildAgent({ RESTAP_DATA_DIR: crashDir });
+      const output = child.output();
+      const line = output.split('\n').find((l) => l.includes(EMBEDDED_DURABILITY));
+      expect(line).toMatch(/ LOG \[Restap\] Embedded PostgreSQL \(PGlite\): /);
+      expect(output).not.toMatch(/ WARN | ERROR |DURABILITY WARNING/);
+    });
+
+    it('an acknowledged /news item survives kill -9 of the process right after the acknowledgement', async () => {
+      const agent = child as ChildAgent;
+      const posted = await fetch(`${agent.url}/news`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'crash.test', message: 'acknowledged, then killed' }),
+      });
+      expect(posted.status).toBe(200);
+      const { news_id: newsId } = await posted.json();
+      agent.process.kill('SIGKILL');
+      expect(await agent.exited(10_000)).toEqual({ code: null, signal: 'SIGKILL' });
+
+      const reopened = await startSample({ dataDir: crashDir });
+      try {
+        const page = await (await fetch(`${reopened.url}/news`)).json();
+        expect(page.items).toEqual([expect.objectContaining({ news_id: newsId, message: 'acknowledged, then killed' })]);
+      } finally {
+        await reopened.close();
+      }
+    });
   });
 });

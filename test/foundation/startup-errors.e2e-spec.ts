@@ -1,5 +1,5 @@
 import { Controller, DynamicModule, Get, Injectable, Module, Post, Type } from '@nestjs/common';
-import { Capability, RESTAP_MIGRATIONS, RestapBootstrapError, RestapModule, RestapModuleOptions, Talk } from 'nestjs-restap';
+import { Capability, CapabilityOptions, RESTAP_MIGRATIONS, RestapBootstrapError, RestapModule, RestapModuleOptions, Talk } from 'nestjs-restap';
 import { bootError } from './support/boot';
 import { FixtureDatabase, openFixtureDatabase } from './support/fixture-database';
 
@@ -42,6 +42,36 @@ class NotARouteController {
 
   @Capability({ id: 'helper.format', title: 'Not a route' })
   format(): string {
+    return 'x';
+  }
+}
+
+/** What a JavaScript caller (or a cast) gets past the closed CapabilityOptions type. */
+const untyped = (options: Record<string, unknown>): CapabilityOptions => options as unknown as CapabilityOptions;
+
+@Controller('typo')
+class TypoController {
+  @Get()
+  @Capability(untyped({ id: 'typo.get', title: 'Typo', ouput: String }))
+  get(): string {
+    return 'x';
+  }
+}
+
+@Controller('old-extra')
+class OldExtraController {
+  @Get()
+  @Capability(untyped({ id: 'old.extra', title: 'Pass-through at the top level', pricing: { per_call_usd: 1 } }))
+  get(): string {
+    return 'x';
+  }
+}
+
+@Controller('reserved')
+class ReservedExtraController {
+  @Get()
+  @Capability({ id: 'reserved.extra', title: 'Moves itself', extra: { endpoint: '/elsewhere' } })
+  get(): string {
     return 'x';
   }
 }
@@ -106,6 +136,27 @@ describe('Startup fails loudly, with the fix in the message, on each misuse', ()
     const error = await bootError(app({}, [NotARouteController]));
     expect(error?.message).toBe(
       "@Capability({ id: 'helper.format' }) on NotARouteController.format is not on a route handler: add @Get(), @Post() or another route decorator, or remove @Capability().",
+    );
+  });
+
+  it('an unknown @Capability() option (a typo, from JavaScript or a cast) is refused, with the option it resembles', async () => {
+    const error = await bootError(app({}, [TypoController]));
+    expect(error?.message).toBe(
+      "@Capability({ id: 'typo.get' }) on TypoController.get has an unknown option 'ouput' (did you mean 'output'?). Fields to copy into the catalog entry go under extra, e.g. extra: { ouput: … }.",
+    );
+  });
+
+  it('a pass-through field at the top level (the shape before 0.2) is refused and pointed to extra', async () => {
+    const error = await bootError(app({}, [OldExtraController]));
+    expect(error?.message).toBe(
+      "@Capability({ id: 'old.extra' }) on OldExtraController.get has an unknown option 'pricing'. Fields to copy into the catalog entry go under extra, e.g. extra: { pricing: … }.",
+    );
+  });
+
+  it('extra cannot replace a derived field such as endpoint', async () => {
+    const error = await bootError(app({}, [ReservedExtraController]));
+    expect(error?.message).toBe(
+      "@Capability({ id: 'reserved.extra' }) on ReservedExtraController.get: extra cannot set endpoint: the catalog derives them (set id and title as options; method and endpoint come from the route).",
     );
   });
 

@@ -16,6 +16,12 @@ jest.setTimeout(180_000);
 const BOUND_MS = 5000;
 const describeIfPg = tempPostgresAvailable() ? describe : describe.skip;
 
+/**
+ * What the apps log while their PostgreSQL server is stopped, killed or restarting: failed
+ * statements, and the 503 of /health/ready (terminus) passing through the sample's error filter.
+ */
+const EXPECTED_FAULT_LOG = /ECONNREFUSED|Connection terminated|terminating connection|the database system is (starting up|shutting down|in recovery mode)|server closed the connection|timeout|^ServiceUnavailableException: Service Unavailable Exception/i;
+
 /** A writer that posts uniquely tagged items until stopped, keeping every answer. */
 function newsTraffic(url: string, workers: number): { stop(): Promise<void>; acked: Map<string, string>; statuses: Map<string, number> } {
   const acked = new Map<string, string>(); // tag → news_id, only for 2xx
@@ -48,11 +54,13 @@ describeIfPg('issue 6, item 2 — storage faults (PostgreSQL of the test\'s own)
   let pg: TempPostgres;
   let agent: RunningApp;
   let fixture: ReliabilityApp;
+  // The faults below make the apps log errors on purpose: captured (not printed), then checked.
+  const logged = new CapturingLogger();
 
   beforeAll(async () => {
     pg = await createTempPostgres();
-    agent = await startSample({ url: pg.url }, { bench: true });
-    fixture = await startReliabilityApp({ url: pg.url }, { restap: { news: false } });
+    agent = await startSample({ url: pg.url }, { bench: true }, logged);
+    fixture = await startReliabilityApp({ url: pg.url }, { restap: { news: false }, logger: logged });
   });
   afterAll(async () => {
     try {
@@ -158,6 +166,11 @@ describeIfPg('issue 6, item 2 — storage faults (PostgreSQL of the test\'s own)
     } finally {
       await client.end();
     }
+  });
+
+  it('the errors logged during these faults are the database being unreachable, and nothing else', () => {
+    expect(logged.errors.length).toBeGreaterThan(0);
+    expect(logged.errors.filter((line) => !EXPECTED_FAULT_LOG.test(line))).toEqual([]);
   });
 
   it('synchronous_commit = off: startup warns loudly, or refuses with storage.requireSynchronousCommit', async () => {

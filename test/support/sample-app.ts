@@ -1,3 +1,4 @@
+import type { LoggerService } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
 import { createSampleApp } from '../../apps/sample-agent/src/bootstrap';
@@ -19,9 +20,12 @@ export async function listen(app: NestExpressApplication): Promise<RunningApp> {
   return { app, url: `http://127.0.0.1:${port}`, close: () => app.close() };
 }
 
-/** The real sample agent over real HTTP on the given database. */
-export async function startSample(database: DatabaseTarget, overrides: Partial<SampleConfig> = {}): Promise<RunningApp> {
-  const app = await createSampleApp({ database, newsScope: 'global', ...overrides }, { logger: false });
+/**
+ * The real sample agent over real HTTP on the given database. Its log is off unless `logger` is
+ * given (a test that provokes errors captures them and asserts they are the expected ones).
+ */
+export async function startSample(database: DatabaseTarget, overrides: Partial<SampleConfig> = {}, logger: LoggerService | false = false): Promise<RunningApp> {
+  const app = await createSampleApp({ database, newsScope: 'global', ...overrides }, { logger });
   return listen(app);
 }
 

@@ -13,8 +13,25 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/** Prefix of the databases tests create on a server when TEST_DATABASE_PREFIX is unset. */
+export const DEFAULT_TEST_DATABASE_PREFIX = 'restap_t_';
+
 /**
- * With TEST_DATABASE_URL set: a fresh database on that PostgreSQL server, dropped afterwards.
+ * TEST_DATABASE_PREFIX, checked: the names are written into CREATE/DROP DATABASE, so only a plain
+ * lower-case identifier is accepted, short enough to leave room for the 12 random hex digits
+ * (PostgreSQL keeps 63 bytes of a name).
+ */
+export function testDatabasePrefix(env: NodeJS.ProcessEnv = process.env): string {
+  const prefix = env.TEST_DATABASE_PREFIX ?? DEFAULT_TEST_DATABASE_PREFIX;
+  if (!/^[a-z_][a-z0-9_]{0,50}$/.test(prefix)) {
+    throw new Error(`TEST_DATABASE_PREFIX must be a lower-case identifier of at most 51 characters (letters, digits, '_'), got ${JSON.stringify(prefix)}.`);
+  }
+  return prefix;
+}
+
+/**
+ * With TEST_DATABASE_URL set: a fresh database on that PostgreSQL server, named
+ * TEST_DATABASE_PREFIX (default `restap_t_`) + 12 random hex digits, dropped afterwards.
  * Without it: the embedded default (PGlite), in memory unless `dataDir` is given.
  */
 export async function createTestDatabase(opts: { dataDir?: string } = {}): Promise<TestDatabase> {
@@ -22,7 +39,7 @@ export async function createTestDatabase(opts: { dataDir?: string } = {}): Promi
   if (!serverUrl) {
     return { target: { dataDir: opts.dataDir ?? 'memory://' }, drop: async () => undefined };
   }
-  const name = `restap_t_${randomBytes(6).toString('hex')}`;
+  const name = `${testDatabasePrefix()}${randomBytes(6).toString('hex')}`;
   const admin = new Client({ connectionString: serverUrl });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);

@@ -8,8 +8,9 @@ import { BENCH_MODE, SampleBrain } from './brain/sample.brain';
 import { TextController } from './text/text.controller';
 import { API_KEY, ApiKeyGuard } from './auth/api-key.guard';
 import { HealthModule } from './health/health.module';
-import { SAMPLE_PACKAGES } from './sample.packages';
 import { PLAYGROUND_PATH, RootController } from './playground/root.controller';
+import { samplePackages } from './sample.packages';
+import { PACKAGES_DIR, PackagesController } from './packages/packages.controller';
 
 export const AGENT_INFO = {
   name: 'Text Analysis Agent',
@@ -43,7 +44,7 @@ export class AppModule {
             ...(config.maxStreamsPerClient ? { maxStreamsPerClient: config.maxStreamsPerClient } : {}),
           },
           news: { scope: config.newsScope },
-          packages: SAMPLE_PACKAGES,
+          packages: samplePackages(config.packagesDir),
           protocols: { mcp: { available: false }, a2a: { available: false } },
           playground: { enabled: config.playground !== false, path: PLAYGROUND_PATH },
           rateLimit: config.rateLimitPerMinute ? { limit: config.rateLimitPerMinute, ttlMs: 60_000 } : false,
@@ -52,9 +53,10 @@ export class AppModule {
         }),
         HealthModule,
       ],
-      controllers: [TextController, ...(config.playground !== false ? [RootController] : [])],
+      controllers: [TextController, PackagesController, ...(config.playground !== false ? [RootController] : [])],
       providers: [
         { provide: API_KEY, useValue: config.apiKey },
+        { provide: PACKAGES_DIR, useValue: config.packagesDir },
         ApiKeyGuard,
         OfflineResponder,
         SampleBrain,

@@ -1,4 +1,4 @@
-import { ValidationPipe } from '@nestjs/common';
+import { ValidationPipe, type LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -8,7 +8,7 @@ import type { SampleConfig } from './sample.config';
 import { accessLog } from './http/access-log.middleware';
 
 /** Creates the sample app with its global pipe, error shape and Swagger UI; does not listen. */
-export async function createSampleApp(config: SampleConfig, options: { logger?: false | Array<'log' | 'error' | 'warn'> } = {}): Promise<NestExpressApplication> {
+export async function createSampleApp(config: SampleConfig, options: { logger?: false | Array<'log' | 'error' | 'warn'> | LoggerService } = {}): Promise<NestExpressApplication> {
   // Requests and responses built on Express's prototypes: Express's per-request prototype swap is a no-op.
   const adapter = new RestapExpressAdapter();
   // First in line, so it also sees what RESTAP's own middleware answers (415, 413, 503 while draining).

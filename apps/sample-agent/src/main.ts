@@ -4,6 +4,7 @@ import { createSampleApp } from './bootstrap';
 import { describeDatabase } from './database/database.options';
 import { sampleConfigFromEnv } from './sample.config';
 import { PLAYGROUND_PATH } from './playground/root.controller';
+import { samplePackages } from './sample.packages';
 
 async function main(): Promise<void> {
   const config = sampleConfigFromEnv();
@@ -17,6 +18,9 @@ async function main(): Promise<void> {
   logger.log(`Discovery: ${base}${CATALOG_PATH}`);
   if (config.playground !== false) logger.log(`Playground: ${base}/ (${base}${PLAYGROUND_PATH})`);
   logger.log(`Swagger UI: ${base}/docs`);
+  if (!samplePackages(config.packagesDir).some((p) => p.package === 'restap-client')) {
+    logger.log(`The client tarball is not in ${config.packagesDir}, so the catalog does not advertise it: npm run build (or npm run pack:client -- dist/packages) puts it there.`);
+  }
 }
 
 main().catch((error: unknown) => {

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { databaseTargetFromEnv, DatabaseTarget } from './database/database.options';
 import { llmConfigFromEnv, type LlmConfig } from './brain/llm.config';
 
@@ -25,6 +26,11 @@ export interface SampleConfig {
   accessLog?: boolean;
   /** RESTAP_PLAYGROUND=0 turns the playground page (and the redirect of GET / to it) off; on by default. */
   playground?: boolean;
+  /**
+   * RESTAP_PACKAGES_DIR (default `dist/packages`, where `npm run build` packs the client): the
+   * tarballs the agent serves under /packages and advertises in its catalog.
+   */
+  packagesDir?: string;
 }
 
 /** Requests per minute when RESTAP_RATE_LIMIT is unset (a person or a polling agent stays far below it). */
@@ -51,6 +57,7 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
     shutdownGraceMs: intFromEnv(env, 'RESTAP_SHUTDOWN_GRACE_MS', 1),
     accessLog: env.RESTAP_ACCESS_LOG === '1',
     playground: env.RESTAP_PLAYGROUND !== '0',
+    packagesDir: resolve(env.RESTAP_PACKAGES_DIR || 'dist/packages'),
   };
   return Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined)) as unknown as SampleConfig;
 }

@@ -15,6 +15,7 @@ export { NewsStore } from './persistence/news.store';
 export type { NewsAppend, NewsAppendResult, NewsPageQuery, NewsPageRows, StoredNews } from './persistence/news.store';
 export { TypeOrmNewsStore } from './persistence/typeorm-news.store';
 export { RestapSql } from './persistence/restap-sql';
+export { RESTAP_DATA_SOURCE, InjectRestapDataSource } from './persistence/restap-data-source';
 export { CatalogService } from './restap/catalog/catalog.service';
 export { RESTAP_CATALOG_SCHEMA } from './restap/catalog/catalog.schema';
 export { RestapBootstrapError } from './core/registry/restap-bootstrap.error';

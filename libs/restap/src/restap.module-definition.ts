@@ -1,4 +1,7 @@
 import { ConfigurableModuleBuilder } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { RESTAP_ENTITIES } from './persistence';
+import { RESTAP_DATA_SOURCE, restapDataSourceProvider } from './persistence/restap-data-source';
 import { createRestapControllers } from './restap/restap.controllers';
 import type { RestapModuleExtras, RestapModuleOptions } from './interfaces/restap-options.interface';
 
@@ -15,5 +18,10 @@ export const {
     // Global, so that `@Capability({ news: true })` routes in any module reach the module's news service.
     global: true,
     controllers: createRestapControllers(extras),
+    // The DataSource is chosen here, not in @Module(): its name is an extra, known when forRoot or
+    // forRootAsync is called, while the options of forRootAsync only exist once its factory ran.
+    imports: [...(definition.imports ?? []), TypeOrmModule.forFeature(RESTAP_ENTITIES, extras.dataSource)],
+    providers: [...(definition.providers ?? []), restapDataSourceProvider(extras.dataSource)],
+    exports: [...(definition.exports ?? []), RESTAP_DATA_SOURCE],
   }))
   .build();

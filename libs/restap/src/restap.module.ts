@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { RESTAP_OPTIONS } from './restap.constants';
 import { RESTAP_MODULE_OPTIONS, RestapConfigurableModule } from './restap.module-definition';
 import { resolveOptions } from './restap-options.resolver';
@@ -18,7 +17,6 @@ import { RESTAP_THROTTLER_STORAGE, RestapRateLimit } from './guards/restap-rate-
 import { RestapRouteMatcher } from './restap/http/restap-route.matcher';
 import { ThrottlerStorageService } from '@nestjs/throttler';
 import type { ResolvedRestapOptions } from './interfaces/restap-options.interface';
-import { RESTAP_ENTITIES } from './persistence';
 import { StorageCheck } from './persistence/storage.check';
 import { RESTAP_SESSION_STORE } from './persistence/session.store';
 import { TypeOrmSessionStore } from './persistence/typeorm-session.store';
@@ -46,7 +44,7 @@ import { PlaygroundDoor } from './playground/playground.door';
  * ]
  */
 @Module({
-  imports: [DiscoveryModule, TypeOrmModule.forFeature(RESTAP_ENTITIES)],
+  imports: [DiscoveryModule],
   providers: [
     { provide: RESTAP_OPTIONS, useFactory: resolveOptions, inject: [RESTAP_MODULE_OPTIONS] },
     RestapMetadataAccessor,

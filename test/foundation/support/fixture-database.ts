@@ -17,8 +17,11 @@ export interface FixtureDatabase {
   connection(): ConnectionOptions;
   /** Plain SQL against the database, outside any app. */
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
-  /** TypeORM root module whose DataSources `destroyAll()` can close even when the app never started. */
-  typeorm(options: Partial<TypeOrmModuleOptions>): DynamicModule;
+  /**
+   * TypeORM root module whose DataSources `destroyAll()` can close even when the app never started;
+   * `name` registers a named DataSource (`TypeOrmModule.forRootAsync({ name })`).
+   */
+  typeorm(options: Partial<TypeOrmModuleOptions>, name?: string): DynamicModule;
   destroyAll(): Promise<void>;
   close(): Promise<void>;
 }
@@ -59,8 +62,9 @@ export async function openFixtureDatabase(): Promise<FixtureDatabase> {
   return {
     connection,
     query,
-    typeorm: (options) =>
+    typeorm: (options, name) =>
       TypeOrmModule.forRootAsync({
+        ...(name ? { name } : {}),
         useFactory: () => ({ ...connection(), ...options }) as TypeOrmModuleOptions,
         dataSourceFactory: async (opts) => {
           const ds = new DataSource(opts as DataSourceOptions);

@@ -3,6 +3,7 @@ import type { TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { RESTAP_MIGRATIONS } from 'nestjs-restap';
+import { TypeOrmNestLogger } from './typeorm-nest.logger';
 
 /** Where the agent keeps its data: a PostgreSQL server, or PostgreSQL embedded in the process. */
 export interface DatabaseTarget {
@@ -23,7 +24,7 @@ export function describeDatabase(target: DatabaseTarget): string {
     const url = new URL(target.url);
     return `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`;
   }
-  return target.dataDir === 'memory://' ? 'embedded PostgreSQL (PGlite, in memory)' : `embedded PostgreSQL (PGlite) in ${resolve(target.dataDir ?? '')}`;
+  return target.dataDir === 'memory://' ? 'embedded PostgreSQL (PGlite, in memory: nothing is kept when the process exits)' : `embedded PostgreSQL (PGlite) in ${resolve(target.dataDir ?? '')}`;
 }
 
 /**
@@ -51,7 +52,8 @@ export async function createDatabaseOptions(
     migrationsRun: true,
     migrationsTransactionMode: 'each' as const,
     uuidExtension: 'pgcrypto' as const,
-    logging: ['error' as const],
+    // Failed statements are logged through Nest's logger, like the rest of the app's lines.
+    logger: new TypeOrmNestLogger(['error']),
   };
   if (target.url) {
     const options = { ...common, url: target.url, extra: { max: Number(process.env.DATABASE_POOL_SIZE) || 10, ...SERVER_TIMEOUTS } };

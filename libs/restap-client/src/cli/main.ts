@@ -1,5 +1,6 @@
 import { RestapError } from '../errors/restap.error';
 import { EXIT, UsageError, createContext, type CliContext, type CliIo } from './cli.io';
+import { commandHelp } from './command-help';
 import { CALL_USAGE, callCommand } from './commands/call.command';
 import { CHECK_USAGE, checkCommand } from './commands/check.command';
 import { DISCOVER_USAGE, discoverCommand } from './commands/discover.command';
@@ -30,6 +31,7 @@ Usage:
   ${SKILL_USAGE}
 
 Every command also takes --timeout MS and --header 'Name: value' (repeatable).
+"restap <command> --help" (or "restap help <command>") shows a command's options and an example.
 
 Exit codes: 0 ok · 1 MUST check failed or the agent answered an error · 2 usage
             3 agent unreachable · 4 not a RESTAP agent · 130 interrupted`;
@@ -43,29 +45,33 @@ Exit codes: 0 ok · 1 MUST check failed or the agent answered an error · 2 usag
 export async function main(argv: string[], io: CliIo = nodeIo()): Promise<number> {
   const ctx = createContext(io);
   const [name, ...rest] = argv;
+  // `restap help news` is `restap news --help`.
+  if (name === 'help' && rest[0] !== undefined) return main([...rest, '--help'], io);
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     (name === undefined ? ctx.note : ctx.print)(HELP);
     return name === undefined ? EXIT.USAGE : EXIT.OK;
   }
-  const command = COMMANDS[name];
+  const known = Object.hasOwn(COMMANDS, name);
+  const helpName = name === 'news' && rest[0] === 'post' ? 'news post' : name;
   try {
-    if (!command) throw new UsageError(`unknown command "${name}"`);
-    if (rest.includes('--help') || rest.includes('-h')) {
-      ctx.print(HELP);
+    if (!known) throw new UsageError(`unknown command "${name}"`);
+    const beforeEnd = rest.includes('--') ? rest.slice(0, rest.indexOf('--')) : rest;
+    if (beforeEnd.includes('--help') || beforeEnd.includes('-h')) {
+      ctx.print(commandHelp(helpName) ?? HELP);
       return EXIT.OK;
     }
-    return await command(rest, ctx);
+    return await COMMANDS[name](rest, ctx);
   } catch (error) {
-    return report(error, ctx);
+    return report(error, ctx, known ? helpName : undefined);
   }
 }
 
 /** Maps an error to a message on stderr and an exit code. */
-function report(error: unknown, ctx: CliContext): number {
+function report(error: unknown, ctx: CliContext, command?: string): number {
   const fail = (text: string): void => ctx.note(ctx.err.fail(`restap: ${text}`));
   if (error instanceof UsageError) {
     fail(error.message);
-    ctx.note(ctx.err.dim('Run "restap --help" for usage.'));
+    ctx.note(ctx.err.dim(`Run "restap ${command ? `${command} ` : ''}--help" for usage.`));
     return EXIT.USAGE;
   }
   if (!(error instanceof RestapError)) {

@@ -1,6 +1,16 @@
 import type { Type } from '@nestjs/common';
 
-/** Options of `@Capability()`. Unknown fields (e.g. `pricing`) are copied into the catalog entry. */
+/**
+ * What a capability answers, for its `output_schema`: a DTO class (`TodoDto`), a primitive
+ * constructor (`String`, `Number`, `Boolean`, `Date`), or a one-element array of either for a
+ * JSON array of them (`[TodoDto]`, `[String]`).
+ */
+export type CapabilityOutput = Type<unknown> | readonly [Type<unknown>];
+
+/**
+ * Options of `@Capability()`. The type is closed: a misspelt key (`ouput`) does not compile.
+ * Fields the catalog entry should carry beyond the derived ones go under `extra`.
+ */
 export interface CapabilityOptions {
   /** Unique dotted identifier, e.g. `text.echo`. */
   id: string;
@@ -8,13 +18,30 @@ export interface CapabilityOptions {
   title: string;
   /** What the capability does. */
   description?: string;
-  /** DTO class of the response body; defaults to the method's declared return class. */
-  output?: Type<unknown>;
+  /**
+   * Type of the response body: `TodoDto`, `[TodoDto]` for an array, or a primitive (`String`,
+   * `[Number]`). Unset: the `@ApiOkResponse`/`@ApiResponse` type of a 2xx status when
+   * @nestjs/swagger decorates the route (`type: [TodoDto]` or `isArray: true` give an array), else
+   * the method's declared return class (a `Promise<…>` or array return type says nothing usable).
+   */
+  output?: CapabilityOutput;
   /** DTO class of the request body; defaults to the `@Body()` parameter's class. */
   input?: Type<unknown>;
   /** Publish a `job.completed` news item after the handler succeeds. @default false */
   news?: boolean;
   /** Offer the capability to the model behind /talk (and other doors) as a tool. @default true */
   tool?: boolean;
-  [extra: string]: unknown;
+  /**
+   * Fields copied as they are into the catalog entry, e.g. `{ pricing: { per_call_usd: 0.01 } }`.
+   * They cannot replace `id`, `title`, `method` or `endpoint` (startup fails if they try).
+   */
+  extra?: Readonly<Record<string, unknown>>;
 }
+
+/**
+ * Every key of {@link CapabilityOptions}. Typed against the interface, so a key added there must be
+ * added here too; the explorer refuses other keys at startup (JavaScript callers, casts).
+ */
+export const CAPABILITY_OPTION_KEYS: Readonly<Record<keyof CapabilityOptions, true>> = Object.freeze({
+  id: true, title: true, description: true, output: true, input: true, news: true, tool: true, extra: true,
+});

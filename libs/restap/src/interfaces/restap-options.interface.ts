@@ -218,4 +218,9 @@ export interface RestapModuleExtras {
   talkPath?: string;
   /** Path of the news route. @default '/news' */
   newsPath?: string;
+  /**
+   * Name of the TypeORM DataSource holding the RESTAP tables, as given to
+   * `TypeOrmModule.forRoot({ name })` (what `@InjectDataSource(name)` takes). @default the unnamed (default) DataSource
+   */
+  dataSource?: string;
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { InjectRestapDataSource } from './restap-data-source';
 import { RESTAP_OPTIONS } from '../restap.constants';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import { randomToken } from '../sessions/random-token';
@@ -50,7 +51,7 @@ export class RestapSql {
   private readonly logger = new Logger('Restap');
 
   constructor(
-    private readonly dataSource: DataSource,
+    @InjectRestapDataSource() private readonly dataSource: DataSource,
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
   ) {}
 

@@ -6,7 +6,10 @@ import { RESTAP_COLUMNS, RESTAP_TABLES } from './index';
 import { RestapSql, statement } from './restap-sql';
 
 const MISSING_TABLES = statement(`SELECT t.name FROM unnest($1::text[]) AS t(name) WHERE to_regclass(t.name) IS NULL`, 'startup.tables-check');
-const DURABILITY = statement(`SELECT current_setting('synchronous_commit') AS synchronous_commit, current_setting('fsync') AS fsync`, 'startup.durability-check');
+const DURABILITY = statement(
+  `SELECT current_setting('synchronous_commit') AS synchronous_commit, current_setting('fsync') AS fsync, version() LIKE '%PGlite%' AS embedded`,
+  'startup.durability-check',
+);
 const MISSING_COLUMNS = statement(
   `SELECT c.col, c.migration FROM unnest($1::text[], $2::text[], $3::text[]) AS c(tbl, col, migration)
    WHERE NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = to_regclass(c.tbl) AND a.attname = c.col AND NOT a.attisdropped)`,
@@ -16,8 +19,9 @@ const MISSING_COLUMNS = statement(
 /**
  * At startup: fails with instructions when the module's tables are missing (migrations not run),
  * and checks durability: with `synchronous_commit = off` (or `fsync = off`) PostgreSQL may lose a
- * commit the module already acknowledged when it crashes. That is logged loudly, or refused when
- * `storage.requireSynchronousCommit` is set.
+ * commit the module already acknowledged when it crashes. On a server that is logged loudly; on
+ * embedded PGlite (always `fsync = off`) what it does guarantee is logged instead. Either is
+ * refused when `storage.requireSynchronousCommit` is set.
  */
 @Injectable()
 export class StorageCheck implements OnModuleInit {
@@ -53,7 +57,7 @@ export class StorageCheck implements OnModuleInit {
   }
 
   private async checkDurability(): Promise<void> {
-    const [settings] = await this.sql.query<{ synchronous_commit: string; fsync: string }>(DURABILITY, []);
+    const [settings] = await this.sql.query<{ synchronous_commit: string; fsync: string; embedded: boolean }>(DURABILITY, []);
     const unsafe = [
       ...(settings?.synchronous_commit === 'off' ? ['synchronous_commit = off'] : []),
       ...(settings?.fsync === 'off' ? ['fsync = off'] : []),
@@ -65,6 +69,14 @@ export class StorageCheck implements OnModuleInit {
     if (this.options.storage.requireSynchronousCommit) {
       throw new RestapBootstrapError(`${message} (Refusing to start: storage.requireSynchronousCommit is set.)`);
     }
-    this.logger.warn(`DURABILITY WARNING: ${message}`);
+    // PGlite always runs without fsync; that is what embedded mode is, not a misconfiguration.
+    if (settings.embedded && settings.synchronous_commit !== 'off') this.logger.log(EMBEDDED_DURABILITY);
+    else this.logger.warn(`DURABILITY WARNING: ${message}`);
   }
 }
+
+/** What the embedded database guarantees, said once at startup (measured: kill -9 after an ack keeps the item). */
+export const EMBEDDED_DURABILITY =
+  'Embedded PostgreSQL (PGlite): each /talk turn and /news item is committed, and written to the data folder, before it is acknowledged, ' +
+  'so it survives the process crashing or being killed. PGlite does not fsync, so an operating-system crash or power loss can lose the last ' +
+  'acknowledged writes. For production, replicas or data you cannot lose, use a PostgreSQL server.';

@@ -35,6 +35,10 @@ export async function discoverCommand(args: string[], ctx: CliContext): Promise<
     ctx.print();
     ctx.print(dim(`protocols: ${protocols.map(([name, p]) => `${name} ${p.available ? `available${p.endpoint ? ` at ${p.endpoint}` : ''}` : 'unavailable'}`).join(', ')}`));
   }
-  for (const pkg of catalog.packages ?? []) ctx.print(dim(`package: ${pkg.name} (${pkg.type})`));
+  for (const pkg of catalog.packages ?? []) {
+    ctx.print(dim(`package: ${pkg.name} (${pkg.type})`));
+    // Agents that serve their own packages write `<agent-url>` in the install line: filled in here.
+    if (typeof pkg.install === 'string') ctx.print(dim(`  install: ${pkg.install.split('<agent-url>').join(client.baseUrl.replace(/\/+$/, ''))}`));
+  }
   return EXIT.OK;
 }

@@ -4,6 +4,7 @@ import { Reflector } from '@nestjs/core';
 import { CAPABILITY_METADATA, NEWS_METADATA, ROUTE_METADATA, TALK_METADATA } from '../../restap.constants';
 import type { RestapRoutePaths } from './restap.registry';
 import type { CapabilityOptions } from '../../interfaces/capability-options.interface';
+import type { SwaggerResponse } from './capability-output';
 
 type Handler = (...args: unknown[]) => unknown;
 export type VersionValue = string | symbol | Array<string | symbol>;
@@ -15,6 +16,9 @@ export interface RouteArgument {
   name?: string;
   type?: Type<unknown>;
 }
+
+/** Metadata key of @nestjs/swagger's `@ApiResponse()` family on a method. */
+const SWAGGER_API_RESPONSE = 'swagger/apiResponse';
 
 const ARG_KINDS: Record<number, RouteArgument['kind']> = { 3: 'body', 4: 'query', 5: 'param' };
 
@@ -58,6 +62,11 @@ export class RestapMetadataAccessor {
 
   getVersion(target: Handler | Type<unknown>): VersionValue | undefined {
     return this.reflector.get<VersionValue | undefined>(VERSION_METADATA, target);
+  }
+
+  /** @nestjs/swagger's `@ApiResponse()` entries by status (read, never required). */
+  getSwaggerResponses(handler: Handler): Record<string, SwaggerResponse> | undefined {
+    return this.reflector.get<Record<string, SwaggerResponse> | undefined>(SWAGGER_API_RESPONSE, handler);
   }
 
   getReturnType(prototype: object, methodName: string): Type<unknown> | undefined {

@@ -6,6 +6,8 @@ import { CAPABILITY_ID_PATTERN } from '../../restap.constants';
 import type { CapabilityParameter, JsonSchema } from '../../interfaces/catalog.interface';
 import type { CapabilityOptions } from '../../interfaces/capability-options.interface';
 import { DtoSchemaFactory } from '../../schema/dto-schema.factory';
+import { assertCapabilityOptionKeys } from './capability-options.check';
+import { explicitOutput, outputSchemaOf, swaggerOutput, type OutputShape } from './capability-output';
 import { RestapBootstrapError } from './restap-bootstrap.error';
 import { RestapMetadataAccessor, RouteArgument } from './restap-metadata.accessor';
 import { RestapRegistry } from './restap.registry';
@@ -56,7 +58,7 @@ export class RestapExplorer implements OnModuleInit {
       const where = `${controller.name}.${methodName}`;
       this.assertCapability(capability, where, requestMethod);
       const args = this.accessor.getRouteArguments(controller, prototype, methodName);
-      const output = capability.output ?? this.classOrUndefined(this.accessor.getReturnType(prototype, methodName));
+      const output = this.outputOf(capability, handler, prototype, methodName, where);
       this.registry.addCapability({
         options: capability,
         className: controller.name,
@@ -64,14 +66,24 @@ export class RestapExplorer implements OnModuleInit {
         method: RequestMethod[requestMethod as RequestMethod],
         endpoint: this.endpointOf(routes, wrapper, controller, handler, requestMethod as RequestMethod),
         inputSchema: this.inputSchema(capability, args, schemas),
-        outputSchema: output && schemas.create(output),
+        outputSchema: output && outputSchemaOf(output, schemas),
         parameters: this.parameters(args, schemas),
         route: { wrapper, requestMethod: requestMethod as RequestMethod },
       });
     }
   }
 
+  /** `output`, else the 2xx type @nestjs/swagger was given, else the declared return class. */
+  private outputOf(capability: CapabilityOptions, handler: Handler, prototype: object, methodName: string, where: string): OutputShape | undefined {
+    if (capability.output !== undefined) return explicitOutput(capability.output, where);
+    const documented = swaggerOutput(this.accessor.getSwaggerResponses(handler));
+    if (documented) return documented;
+    const declared = this.classOrUndefined(this.accessor.getReturnType(prototype, methodName));
+    return declared && { item: declared, isArray: false };
+  }
+
   private assertCapability(capability: CapabilityOptions, where: string, method: RequestMethod | undefined): void {
+    assertCapabilityOptionKeys(capability, where);
     if (method === undefined) {
       throw new RestapBootstrapError(
         `@Capability({ id: '${capability.id}' }) on ${where} is not on a route handler: add @Get(), @Post() or another route decorator, or remove @Capability().`,

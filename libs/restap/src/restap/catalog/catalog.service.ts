@@ -6,9 +6,6 @@ import type { CatalogCapability, RestapCatalog } from '../../interfaces/catalog.
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { CapabilityTools } from '../../core/tools/capability-tools';
 
-/** Decorator option keys that configure us rather than describe the capability. */
-const INTERNAL_OPTION_KEYS = new Set(['id', 'title', 'description', 'output', 'input', 'news', 'tool']);
-
 /**
  * The discovery document, built once at bootstrap. `bytes` and `etag` are what
  * GET /.well-known/restap.json serves on every request.
@@ -116,7 +113,6 @@ export class CatalogService implements OnApplicationBootstrap {
 
   private describe(capability: RegisteredCapability): CatalogCapability {
     const { options } = capability;
-    const extras = Object.fromEntries(Object.entries(options).filter(([key]) => !INTERNAL_OPTION_KEYS.has(key)));
     return {
       id: options.id,
       title: options.title,
@@ -127,7 +123,7 @@ export class CatalogService implements OnApplicationBootstrap {
       ...(capability.outputSchema ? { output_schema: capability.outputSchema } : {}),
       ...(capability.parameters ? { parameters: capability.parameters } : {}),
       content_types: [CONTENT_TYPE_JSON],
-      ...extras,
+      ...options.extra,
     };
   }
 }
