@@ -4,6 +4,8 @@ export { Capability } from './decorators/capability.decorator';
 export { Talk } from './decorators/talk.decorator';
 export { News } from './decorators/news.decorator';
 export { NewsService } from './core/news/news.service';
+export { NewsWakeups } from './core/news/news-wakeups';
+export type { NewsCommitHint } from './core/news/news-wakeups';
 export type { NewsHandlerContext } from './core/news/news-handler.context';
 export type { NewsDraft, NewsPublishOptions } from './core/news/news-publish.options';
 export { NewsStore } from './persistence/news.store';

@@ -4,6 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { RESTAP_OPTIONS } from './restap.constants';
 import { RESTAP_MODULE_OPTIONS, RestapConfigurableModule } from './restap.module-definition';
 import { resolveOptions } from './restap-options.resolver';
+import { RestapBootstrapError } from './core/registry/restap-bootstrap.error';
 import { CatalogRoute } from './restap/catalog/catalog.route';
 import { CatalogService } from './restap/catalog/catalog.service';
 import { RestapExplorer } from './core/registry/restap.explorer';
@@ -15,7 +16,9 @@ import { RestapFrontDoor } from './restap/http/restap-front-door';
 import { RestapRouteFallback } from './restap/http/restap-route.fallback';
 import { RestapDrain } from './lifecycle/restap-drain.service';
 import { RESTAP_THROTTLER_STORAGE } from './guards/restap-throttler.guard';
-import { ThrottlerStorageService } from '@nestjs/throttler';
+import { ThrottlerStorageService, type ThrottlerStorage } from '@nestjs/throttler';
+import { DataSource } from 'typeorm';
+import { SharedThrottlerStorage } from './guards/restap-rate-limit.storage';
 import type { ResolvedRestapOptions } from './interfaces/restap-options.interface';
 import { RESTAP_ENTITIES } from './persistence';
 import { StorageCheck } from './persistence/storage.check';
@@ -28,7 +31,20 @@ import { TypeOrmNewsStore } from './persistence/typeorm-news.store';
 import { RestapSql } from './persistence/restap-sql';
 import { NewsDispatcher } from './core/news/news.dispatcher';
 import { NewsService } from './core/news/news.service';
+import { NewsWaits } from './core/news/news-waits';
+import { NewsWakeups } from './core/news/news-wakeups';
 import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
+
+/** Where the rate limit counts: Redis or PostgreSQL shared by the replicas, the host's own store, or memory. */
+function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSource): ThrottlerStorage {
+  const { rateLimit, agent } = options;
+  if (rateLimit && rateLimit.redis) return new SharedThrottlerStorage({ redis: rateLimit.redis }, agent.name);
+  if (rateLimit && rateLimit.postgres) {
+    if (!dataSource) throw new RestapBootstrapError('RestapModule option rateLimit.postgres needs the TypeORM DataSource (TypeOrmModule.forRoot).');
+    return new SharedThrottlerStorage({ postgres: dataSource }, agent.name);
+  }
+  return (rateLimit && rateLimit.storage) || new ThrottlerStorageService();
+}
 
 /**
  * Turns a Nest application into a RESTAP agent: the discovery catalog, /talk and /news, with
@@ -52,11 +68,7 @@ import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
     RestapBodyParser,
     RestapFrontDoor,
     RestapRouteFallback,
-    {
-      provide: RESTAP_THROTTLER_STORAGE,
-      useFactory: (options: ResolvedRestapOptions) => (options.rateLimit && options.rateLimit.storage) || new ThrottlerStorageService(),
-      inject: [RESTAP_OPTIONS],
-    },
+    { provide: RESTAP_THROTTLER_STORAGE, useFactory: throttlerStorageOf, inject: [RESTAP_OPTIONS, { token: DataSource, optional: true }] },
     StorageCheck,
     CatalogService,
     CatalogRoute,
@@ -66,9 +78,11 @@ import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
     TalkBootstrap,
     { provide: NewsStore, useClass: TypeOrmNewsStore },
     NewsDispatcher,
+    NewsWakeups,
+    NewsWaits,
     NewsService,
     { provide: RESTAP_TALK_NEWS_SOURCE, useExisting: NewsService },
   ],
-  exports: [CatalogService, RESTAP_OPTIONS, NewsService, RestapRegistry],
+  exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry],
 })
 export class RestapModule extends RestapConfigurableModule {}

@@ -66,4 +66,13 @@ export abstract class NewsStore {
 
   /** The newest `limit` items of the given feeds, oldest first. */
   abstract recent(feeds: string[], limit: number): Promise<StoredNews[]>;
+
+  /**
+   * The committed high-water mark (`NewsPageRows.watermark`) of each given sequence that has one.
+   * Held polls check it on a slow timer, in one statement, to find feeds whose wake-up was lost.
+   * A store without it (undefined) makes them re-read every feed instead.
+   */
+  watermarks(_sequences: string[]): Promise<Map<string, number> | undefined> {
+    return Promise.resolve(undefined);
+  }
 }

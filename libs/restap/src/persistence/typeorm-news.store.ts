@@ -80,6 +80,9 @@ export function recentSql(feedCount: number): string {
   return `SELECT id, ts, body FROM (${branches}) n ORDER BY ts DESC LIMIT $1`;
 }
 
+/** Committed last_ts of several sequences (held polls' resync): primary-key lookups. */
+const WATERMARKS_SQL = `SELECT sequence, last_ts FROM restap_news_sequences WHERE sequence = ANY($1::text[])`;
+
 type Row = { id: string | null; ts: string; body: string | null };
 type AppendedRow = { id: string; ts: string; ord: string };
 
@@ -105,6 +108,7 @@ const APPEND_FEED = statement(APPEND_FEED_SQL);
 const FIND_BY_KEY = statement(FIND_BY_KEY_SQL);
 const PAGE_FEED = statement(PAGE_FEED_SQL);
 const PAGE_ALL = statement(PAGE_ALL_SQL);
+const WATERMARKS = statement(WATERMARKS_SQL);
 
 /**
  * `NewsStore` on the host's TypeORM DataSource (PostgreSQL or embedded PGlite), in plain SQL run as
@@ -191,6 +195,12 @@ export class TypeOrmNewsStore extends NewsStore {
     items.sort((a, b) => a.ts - b.ts);
     const hasMore = items.length > query.limit;
     return { rows: hasMore ? items.slice(0, query.limit) : items, hasMore, watermark };
+  }
+
+  override async watermarks(sequences: string[]): Promise<Map<string, number>> {
+    if (!sequences.length) return new Map();
+    const rows = await this.sql.query<{ sequence: string; last_ts: string }>(WATERMARKS, [sequences]);
+    return new Map(rows.map((r) => [r.sequence, Number(r.last_ts)]));
   }
 
   /**

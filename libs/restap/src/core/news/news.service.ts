@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { IdempotencyKeyReusedException, MissingSessionIdException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
@@ -12,6 +12,8 @@ import { NewsItemCache } from './news-item.cache';
 import type { NewsDraft, NewsPublishOptions } from './news-publish.options';
 import { parseNewsItem, requestHash } from './news-request.parser';
 import { NewsDispatcher } from './news.dispatcher';
+import { NewsWaits } from './news-waits';
+import { NewsWakeups } from './news-wakeups';
 
 /** A validated POST /news request. */
 export interface NewsReceiveRequest {
@@ -25,6 +27,16 @@ export interface NewsReadRequest {
   sessionId: string | undefined;
   since: number;
   limit: number;
+}
+
+/** A GET /news request that may be held (`wait`). */
+export interface NewsWaitingReadRequest extends NewsReadRequest {
+  /** Longest hold, ms (GET /news `wait` is in seconds, 1–30). */
+  waitMs: number;
+  /** Who holds the poll, for the per-client cap (an IP address). */
+  client: string;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
 }
 
 /**
@@ -42,6 +54,8 @@ export class NewsService implements TalkNewsSource {
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly store: NewsStore,
     private readonly dispatcher: NewsDispatcher,
+    @Optional() private readonly wakeups?: NewsWakeups,
+    @Optional() private readonly waits?: NewsWaits,
   ) {}
 
   /**
@@ -65,6 +79,7 @@ export class NewsService implements TalkNewsSource {
       requestHash: request.idempotencyKey === undefined ? undefined : requestHash(fields),
     });
     if (result.outcome === 'conflict') throw new IdempotencyKeyReusedException();
+    if (result.outcome === 'created') this.wakeups?.committed({ feed, ts: result.ts });
     // Without handlers, skip building (and parsing) the item on every POST.
     if (result.outcome === 'created' && this.dispatcher.hasHandlers) {
       const item = toNewsItem({ id: result.id, ts: result.ts, body });
@@ -94,6 +109,28 @@ export class NewsService implements TalkNewsSource {
   }
 
   /**
+   * GET /news with `wait`: answers at once when items newer than `since` exist (the same JSON as
+   * {@link read}); else holds the poll until an item this caller may see commits on any replica,
+   * or `waitMs` passes (then `{items: [], timestamp}`). Resolves undefined when the client went
+   * away. 429 when this instance (or this client) holds too many polls already.
+   */
+  async readWaiting(request: NewsWaitingReadRequest): Promise<string | undefined> {
+    this.assertSession(request.sessionId);
+    if (!this.waits) return this.read(request);
+    const feed = request.sessionId === undefined ? undefined : feedOf(request.sessionId);
+    const page = await this.waits.read({
+      feed,
+      sequence: sequenceOf(this.options.news.scope, feed ?? GLOBAL_FEED),
+      since: request.since,
+      limit: request.limit,
+      waitMs: request.waitMs,
+      client: request.client,
+      signal: request.signal,
+    });
+    return page && pageJson(page.rows, page.timestamp, page.hasMore);
+  }
+
+  /**
    * Stores an item the agent itself publishes (`job.completed`, status updates, …) and returns it
    * as readers will see it. `@News()` handlers are not called: they consume what others send, and
    * an agent hearing its own news could loop.
@@ -112,6 +149,7 @@ export class NewsService implements TalkNewsSource {
     const feed = feedOf(sessionId);
     const result = await this.store.append({ feed, sequence: sequenceOf(this.options.news.scope, feed), type, body });
     if (result.outcome === 'conflict') throw new Error('NewsService.publish(): unexpected idempotency conflict without a key.');
+    this.wakeups?.committed({ feed, ts: result.ts });
     return toNewsItem({ id: result.id, ts: result.ts, body });
   }
 
