@@ -36,6 +36,7 @@ export class SharedThrottlerStorage implements ThrottlerStorage, OnApplicationSh
   private redis?: Redis;
   private table?: Promise<void>;
   private unreachable = false;
+  private closing = false;
 
   constructor(
     private readonly backend: SharedRateLimitBackend,
@@ -57,8 +58,9 @@ export class SharedThrottlerStorage implements ThrottlerStorage, OnApplicationSh
     }
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    await this.redis?.quit().catch(() => this.redis?.disconnect());
+  onApplicationShutdown(): void {
+    this.closing = true;
+    this.redis?.disconnect(); // also stops reconnecting; counters live on in Redis
   }
 
   /** One limiter per throttler setting (the module has one; the interface allows several). */
@@ -103,11 +105,13 @@ export class SharedThrottlerStorage implements ThrottlerStorage, OnApplicationSh
       retryStrategy: (times) => Math.min(times * 200, 2_000),
       lazyConnect: false,
     });
-    client.on('error', (error: Error) => {
-      if (this.unreachable) return;
+    const unreachable = (why: string): void => {
+      if (this.unreachable || this.closing) return;
       this.unreachable = true;
-      this.logger.warn(`Rate limit: Redis is unreachable (${error.message}); each instance counts on its own until it is back.`);
-    });
+      this.logger.warn(`Rate limit: Redis is unreachable (${why}); each instance counts on its own until it is back.`);
+    };
+    client.on('error', (error: Error) => unreachable(error.message));
+    client.on('close', () => unreachable('connection closed'));
     client.on('ready', () => {
       if (!this.unreachable) return;
       this.unreachable = false;
