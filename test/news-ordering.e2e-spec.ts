@@ -137,7 +137,7 @@ describe('GET /news reads filter and order on the same index key (fast at millio
       SELECT 'global', 1700001000000 + g, 't', '{"type":"t"}' FROM generate_series(1, 100000) AS g`);
     await ds.query(`ANALYZE restap_news`);
     const fresh = md5Twice(100_001);
-    const text = await plan(recentSql(2), [20, 'global', fresh]);
+    const text = await plan(recentSql(2), [20, 'global', fresh, 8000]);
     expect(text).toMatch(new RegExp(`"Index Name":"restap_news_feed_ts_uq"[^{}]*"Index Cond":"\\(feed = '${fresh}'`));
     expect(text).not.toMatch(new RegExp(`"Filter":"\\(feed = '${fresh}'`));
     expect(scansOfNews(text)).not.toContain('Seq Scan');
@@ -168,7 +168,7 @@ describe('GET /news reads filter and order on the same index key (fast at millio
     const all = await genericPlan(PAGE_ALL_SQL, `'global', 1700000000000, 101`);
     expect(all).toMatch(/"Index Name":"restap_news_ts_idx"[^{}]*"Index Cond":"\(ts > \$2\)/);
     expect(all).not.toContain('restap_news_pkey');
-    const recent = await genericPlan(recentSql(2), `20, 'global', '${md5Twice(100_002)}'`);
+    const recent = await genericPlan(recentSql(2), `20, 'global', '${md5Twice(100_002)}', 8000`);
     expect(recent.match(/"Index Name":"restap_news_feed_ts_uq"[^{}]*"Index Cond":"\(feed = \$\d\)"/g)).toHaveLength(2);
     expect(recent).not.toMatch(/"Filter":"\(feed = /);
     // Sessions and turns in numbers, analyzed, so the planner does not pick a plan for empty tables.
@@ -177,7 +177,7 @@ describe('GET /news reads filter and order on the same index key (fast at millio
     await ds.query(`INSERT INTO restap_turns (session_id, message_id, role, content) SELECT s.id, 'msg_' || g, 'user', 'hi' FROM restap_sessions s, generate_series(1, 4) g`);
     await ds.query('ANALYZE restap_sessions');
     await ds.query('ANALYZE restap_turns');
-    const history = await genericPlan(LOAD_HISTORIES.text, `ARRAY['\\x00', '\\x01']::bytea[], 50`);
+    const history = await genericPlan(LOAD_HISTORIES.text, `ARRAY['\\x00', '\\x01']::bytea[], 50, 8000`);
     expect(history).toContain('"Index Name":"restap_sessions_key_hash_uq"');
     expect(history).toContain('"Index Name":"restap_turns_session_idx"');
     expect(history).not.toContain('Seq Scan');

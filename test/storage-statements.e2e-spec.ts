@@ -82,17 +82,20 @@ describe('Prepared statements: the module plans its hot statements once per conn
     expect(statement('SELECT 1').name).toMatch(/^restap_[0-9a-f]{16}$/);
   });
 
-  it('with storage.preparedStatements false, sends plain statements through DataSource.query (for PgBouncer < 1.21)', async () => {
+  it('with storage.preparedStatements false, sends unnamed statements on the same pool (for PgBouncer < 1.21)', async () => {
     const stmt = statement(`SELECT $1::int * 2 AS n -- unprepared ${Date.now()}`);
     const sql = new RestapSql(single, options({ preparedStatements: false }));
     expect(await sql.query(stmt, [21])).toEqual([{ n: 42 }]);
     expect(await prepared(single)).not.toContain(stmt.name);
   });
 
-  it('reports a failed statement as TypeORM does (QueryFailedError with the driver error), not as a storage outage', async () => {
+  it('reports a failed statement by purpose, SQLSTATE and correlation id — never its parameter values — and not as a storage outage (issue 21, item 7)', async () => {
     const sql = new RestapSql(single, options());
-    const error = await sql.query(statement('SELECT 1/0 AS n'), []).catch((e: unknown) => e);
-    expect(error).toMatchObject({ name: 'QueryFailedError', driverError: expect.objectContaining({ code: '22012' }) });
+    const secret = `parameter-value-${Date.now()}`;
+    const error = await sql.query(statement('SELECT 1/0 AS n, $1::text AS s', 'test.divide'), [secret]).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'RestapQueryError', purpose: 'test.divide', code: '22012', ref: expect.stringMatching(/^[A-Za-z0-9_-]{8}$/) });
+    expect(JSON.stringify(error)).not.toContain(secret);
+    expect(Object.values(error as object).join(' ')).not.toContain(secret);
     expect(isStorageError(error)).toBe(false);
   });
 });
@@ -141,7 +144,7 @@ describe('POST /news acknowledges an item only once stored: concurrent appends s
       store.append(item(3)),
     ]);
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
-    expect((settled[2] as PromiseRejectedResult).reason).toMatchObject({ name: 'QueryFailedError' });
+    expect((settled[2] as PromiseRejectedResult).reason).toMatchObject({ name: 'RestapQueryError', purpose: 'news.append (global sequence)', code: '22P02' });
   });
 
   it('keeps batches of different sequences apart (session scope: each feed is its own sequence)', async () => {

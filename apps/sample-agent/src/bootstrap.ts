@@ -1,4 +1,4 @@
-import { INestApplication, ValidationPipe } from '@nestjs/common';
+import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -27,7 +27,9 @@ export async function createSampleApp(config: SampleConfig, options: { logger?: 
  * shape, and shutdown on SIGTERM/SIGINT: RESTAP drains its open streams, the pool closes, and
  * the process exits 0.
  */
-export function configureSampleApp(app: INestApplication): void {
+export function configureSampleApp(app: NestExpressApplication): void {
+  // No `X-Powered-By: Express` on any answer: the stack is nobody's business.
+  app.disable('x-powered-by');
   app.enableShutdownHooks([], { useProcessExit: true });
   app.useGlobalPipes(
     new ValidationPipe({

@@ -29,7 +29,14 @@ describe('Sample configuration from the environment (issue 6: limits, auth, shut
 
   it('the access log redacts every session_id query value (issue 6, item 4)', () => {
     expect(redactUrl('/news?since=5&session_id=abcdefghijklmnop1234&session_id=x&limit=2')).toBe('/news?since=5&session_id=[redacted]&session_id=[redacted]&limit=2');
-    expect(redactUrl('/news?SESSION_ID=abc#frag')).toBe('/news?SESSION_ID=[redacted]#frag');
+    expect(redactUrl('/news?SESSION_ID=abc')).toBe('/news?[redacted]');
     expect(redactUrl('/talk')).toBe('/talk');
+  });
+
+  it('the access log judges a query parameter by its decoded name, and shows no other values (issue 21, item 6)', () => {
+    const id = 'abcdefghijklmnop1234';
+    expect(redactUrl(`/news?since=0&session%5Fid=${id}`)).toBe('/news?since=0&session_id=[redacted]');
+    expect(redactUrl(`/news?%73ession_id=${id}&limit=${id}`)).toBe('/news?session_id=[redacted]&limit=[redacted]');
+    expect(redactUrl(`/news?${id}&x=${id}&%zz=${id}`)).toBe('/news?[redacted]&[redacted]&[redacted]');
   });
 });

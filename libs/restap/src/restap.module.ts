@@ -15,7 +15,8 @@ import { RestapCors } from './restap/http/restap-cors';
 import { RestapFrontDoor } from './restap/http/restap-front-door';
 import { RestapRouteFallback } from './restap/http/restap-route.fallback';
 import { RestapDrain } from './lifecycle/restap-drain.service';
-import { RESTAP_THROTTLER_STORAGE } from './guards/restap-throttler.guard';
+import { RESTAP_THROTTLER_STORAGE, RestapRateLimit } from './guards/restap-rate-limit';
+import { RestapRouteMatcher } from './restap/http/restap-route.matcher';
 import { ThrottlerStorageService, type ThrottlerStorage } from '@nestjs/throttler';
 import { DataSource } from 'typeorm';
 import { SharedThrottlerStorage } from './guards/restap-rate-limit.storage';
@@ -26,6 +27,7 @@ import { RESTAP_SESSION_STORE } from './persistence/session.store';
 import { TypeOrmSessionStore } from './persistence/typeorm-session.store';
 import { TalkBootstrap } from './core/talk/talk.bootstrap';
 import { TalkService } from './core/talk/talk.service';
+import { TalkResponder } from './restap/talk/talk.responder';
 import { NewsStore } from './persistence/news.store';
 import { TypeOrmNewsStore } from './persistence/typeorm-news.store';
 import { RestapSql } from './persistence/restap-sql';
@@ -66,6 +68,8 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     RestapCors,
     RestapDrain,
     RestapBodyParser,
+    RestapRateLimit,
+    RestapRouteMatcher,
     RestapFrontDoor,
     RestapRouteFallback,
     { provide: RESTAP_THROTTLER_STORAGE, useFactory: throttlerStorageOf, inject: [RESTAP_OPTIONS, { token: DataSource, optional: true }] },
@@ -75,6 +79,7 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     RestapSql,
     { provide: RESTAP_SESSION_STORE, useClass: TypeOrmSessionStore },
     TalkService,
+    TalkResponder,
     TalkBootstrap,
     { provide: NewsStore, useClass: TypeOrmNewsStore },
     NewsDispatcher,
@@ -83,6 +88,6 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     NewsService,
     { provide: RESTAP_TALK_NEWS_SOURCE, useExisting: NewsService },
   ],
-  exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry],
+  exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry, TalkService],
 })
 export class RestapModule extends RestapConfigurableModule {}

@@ -1,6 +1,6 @@
 import { CanActivate, Controller, ExecutionContext, Get, Injectable, Module, type LoggerService, type Provider } from '@nestjs/common';
 import { APP_GUARD, NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
 import { News, RestapModule, Talk, type NewsItem, type RestapModuleOptions, type TalkContext, type TalkResult } from 'nestjs-restap';
 import { DatabaseModule } from '../../../apps/sample-agent/src/database/database.module';
 import type { DatabaseTarget } from '../../../apps/sample-agent/src/database/database.options';
@@ -50,6 +50,8 @@ export interface ReliabilityAppOptions {
   hostGuard?: boolean;
   configure?: (app: NestExpressApplication) => void;
   logger?: LoggerService | false;
+  /** The HTTP adapter, e.g. an ExpressAdapter over an Express app with its own routing settings. */
+  adapter?: ExpressAdapter;
 }
 
 /** A running fixture with its handler. */
@@ -65,7 +67,9 @@ export async function startReliabilityApp(database: DatabaseTarget, options: Rel
     providers: [CountingBrain, ...(options.hostGuard ? [{ provide: APP_GUARD, useClass: HostBlockGuard }] : []), ...(options.providers ?? [])],
   })
   class ReliabilityModule {}
-  const app = await NestFactory.create<NestExpressApplication>(ReliabilityModule, { logger: options.logger ?? false });
+  const app = options.adapter
+    ? await NestFactory.create<NestExpressApplication>(ReliabilityModule, options.adapter, { logger: options.logger ?? false })
+    : await NestFactory.create<NestExpressApplication>(ReliabilityModule, { logger: options.logger ?? false });
   options.configure?.(app);
   const running = await listen(app).catch(async (error: unknown) => {
     await app.close().catch(() => undefined); // a refused startup must not leave its pool open

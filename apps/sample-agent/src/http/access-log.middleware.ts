@@ -1,14 +1,45 @@
 import { Logger } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 
-/** A request URL as it may be logged: every `session_id` query value replaced (it is a bearer secret). */
-export function redactUrl(url: string): string {
-  return url.replace(/([?&]session_id=)[^&#]*/gi, '$1[redacted]');
+/** Query parameters whose values an access line may show: RESTAP's numeric paging parameters. */
+const SHOWN_VALUES = new Set(['since', 'limit']);
+/** Known parameters shown by name only: their values are secrets or unbounded text. */
+const SHOWN_NAMES = new Set(['session_id']);
+
+/** A query parameter's name as the app's query parser reads it (`session%5Fid` is `session_id`). */
+function decodedName(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
 }
 
 /**
- * The sample's access log (RESTAP_ACCESS_LOG=1): method, path with `session_id` redacted, status
- * and duration, when the response ends. Headers and bodies are never logged.
+ * A request URL as it may be logged. Parameters are judged by their decoded name, as the app
+ * reads them, never by their spelling: `since` and `limit` keep short numeric values, a
+ * `session_id` (however encoded) shows as `session_id=[redacted]`, and any other parameter as
+ * `[redacted]` — a name can be a secret too (`?<token>`).
+ */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const hash = url.indexOf('#', q);
+  const query = url.slice(q + 1, hash < 0 ? undefined : hash);
+  const shown = query.split('&').filter(Boolean).map((pair) => {
+    const eq = pair.indexOf('=');
+    const name = decodedName(eq < 0 ? pair : pair.slice(0, eq));
+    const value = eq < 0 ? '' : pair.slice(eq + 1);
+    if (name !== undefined && SHOWN_VALUES.has(name) && /^\d{1,16}$/.test(value)) return `${name}=${value}`;
+    if (name !== undefined && (SHOWN_VALUES.has(name) || SHOWN_NAMES.has(name))) return `${name}=[redacted]`;
+    return '[redacted]';
+  });
+  return `${url.slice(0, q)}?${shown.join('&')}`;
+}
+
+/**
+ * The sample's access log (RESTAP_ACCESS_LOG=1): method, path with query values redacted (see
+ * `redactUrl`), status and duration, when the response ends. Headers and bodies are never logged.
  */
 export function accessLog(logger = new Logger('Access')): (req: Request, res: Response, next: NextFunction) => void {
   return (req, res, next) => {

@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { RestapException } from './restap.exception';
 import { StorageUnavailableException } from './storage-unavailable.exception';
 import { isStorageError } from '../persistence/storage-errors';
-import { writeJson } from '../restap/http/restap-json.writer';
+import { writeJson } from '../http/restap-json.writer';
 
 /** Turns an HTTP status into our snake_case code when a framework exception carries none. */
 const STATUS_CODES: Record<number, string> = {
@@ -18,9 +18,10 @@ export function toErrorBody(error: unknown): { status: number; body: { error: st
   if (error instanceof RestapException) {
     return { status: error.getStatus(), body: error.toJSON(), headers: error.headers };
   }
+  const ref = refOf(error);
   if (isStorageError(error)) {
     const e = new StorageUnavailableException(undefined, { 'Retry-After': '1' });
-    return { status: e.getStatus(), body: e.toJSON(), headers: e.headers };
+    return { status: e.getStatus(), body: { ...e.toJSON(), message: `${e.message}${ref}` }, headers: e.headers };
   }
   if (error instanceof HttpException) {
     const status = error.getStatus();
@@ -32,9 +33,15 @@ export function toErrorBody(error: unknown): { status: number; body: { error: st
   }
   return {
     status: HttpStatus.INTERNAL_SERVER_ERROR,
-    body: { error: 'internal_error', message: 'The agent hit an unexpected error.' },
+    body: { error: 'internal_error', message: `The agent hit an unexpected error.${ref}` },
     headers: {},
   };
+}
+
+/** ` (ref …)` when the error has a correlation id (a failed statement's, also in its log line). */
+function refOf(error: unknown): string {
+  const ref = (error as { ref?: unknown } | null)?.ref;
+  return typeof ref === 'string' && /^[A-Za-z0-9_-]{1,16}$/.test(ref) ? ` (ref ${ref})` : '';
 }
 
 /**

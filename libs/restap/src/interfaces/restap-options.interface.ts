@@ -14,6 +14,24 @@ export interface RestapAgentInfo {
   [extra: string]: unknown;
 }
 
+/**
+ * How much earlier context (news and history) one /talk turn carries, whatever the feed and the
+ * conversation hold: what `ctx.news`, `ctx.history` and `ctx.toMessages()` contain.
+ */
+export interface RestapContextBudget {
+  /**
+   * Characters of news and history together, as rendered for the model. Newest first: news takes
+   * at most half, history the rest; older items and turns past it are left out. @default 64000
+   */
+  totalChars?: number;
+  /**
+   * Characters of one news item (its JSON) or one history message. Longer ones are cut, with a
+   * marker saying so; a cut news item comes as `{type, timestamp, news_id, truncated: {chars, preview}}`.
+   * @default 8000
+   */
+  itemChars?: number;
+}
+
 /** Options of the `/talk` endpoint. */
 export interface RestapTalkOptions {
   /** Offer SSE streaming through content negotiation. @default true */
@@ -24,6 +42,8 @@ export interface RestapTalkOptions {
   maxMessageLength?: number;
   /** Earlier turns handed to the handler in `ctx.history` (newest kept). @default 50 */
   historyLimit?: number;
+  /** Size bounds of the news and history a turn carries. @default { totalChars: 64000, itemChars: 8000 } */
+  contextBudget?: RestapContextBudget;
   /** System prompt placed first by `ctx.toMessages()`. */
   systemPrompt?: string;
   /** Interval of SSE heartbeat comments, ms. @default 15000 */
@@ -86,10 +106,12 @@ export interface RestapLimitsOptions {
 }
 
 /**
- * Per-client rate limit of /talk and /news, through `@nestjs/throttler` on the module's routes only
- * (the host's other routes are untouched). Each route (POST /talk, GET /news, POST /news) counts
- * separately; a client is its IP address (`req.ip`: set Express's `trust proxy` behind a proxy).
- * Past the limit: 429 too_many_requests with `Retry-After`, before any handler (or LLM) runs.
+ * Per-client rate limit of /talk and /news, counted in a `@nestjs/throttler` storage by the
+ * module's front door, on the module's routes only (the host's other routes are untouched). Each
+ * route (POST /talk, GET /news, POST /news) counts separately, whatever the spelling of its path; a
+ * client is its IP address (`req.ip`: set Express's `trust proxy` behind a proxy). Past the limit:
+ * 429 too_many_requests with `Retry-After`, before the body is read and before any guard, handler
+ * (or LLM) runs.
  */
 export interface RestapRateLimitOptions {
   /** Requests allowed per client and route within `ttlMs`. */
@@ -182,7 +204,12 @@ export interface RestapModuleOptions {
 /** Options with every default filled in; produced once by `resolveOptions()`. */
 export interface ResolvedRestapOptions {
   agent: RestapAgentInfo;
-  talk: Required<Omit<RestapTalkOptions, 'systemPrompt' | 'description'>> & { systemPrompt?: string; description: string; enabled: boolean };
+  talk: Required<Omit<RestapTalkOptions, 'systemPrompt' | 'description' | 'contextBudget'>> & {
+    systemPrompt?: string;
+    description: string;
+    enabled: boolean;
+    contextBudget: Required<RestapContextBudget>;
+  };
   news: Required<RestapNewsOptions> & { enabled: boolean };
   packages?: RestapPackage[];
   protocols?: RestapProtocols;

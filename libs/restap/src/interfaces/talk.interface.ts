@@ -16,6 +16,11 @@ export interface TalkTurn {
   messageId: string;
   status: TalkTurnStatus;
   createdAt: Date;
+  /**
+   * Set when `content` is only the beginning of the stored message (see `talk.contextBudget`):
+   * the whole message's length, characters. The cut is marked at the end of `content`.
+   */
+  fullLength?: number;
 }
 
 /** An OpenAI-style chat message, as returned by `ctx.toMessages()`. */

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { RESTAP_OPTIONS } from '../restap.constants';
 import { ShuttingDownException } from '../exceptions';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
-import { writeRestapError } from '../restap/http/restap-error.writer';
+import { writeRestapError } from '../http/restap-error.writer';
 import type { RouteMatch } from '../restap/http/restap-paths';
 
 /** A running /talk turn as the drain sees it: it can be told to stop, and says when it is over. */

@@ -39,7 +39,15 @@ export interface NewsPageQuery {
 export interface StoredNews {
   id: string;
   ts: number;
+  /** The item's JSON text; only its first characters when `cut` is set. */
   body: string;
+  /** Set by `recent` when the body is longer than the `maxChars` asked for. */
+  cut?: {
+    /** Length of the whole body, characters. */
+    chars: number;
+    /** The item's `type` (the cut body may not reach it). */
+    type: string;
+  };
 }
 
 export interface NewsPageRows {
@@ -64,8 +72,11 @@ export abstract class NewsStore {
   /** Items with `ts > since`, oldest first. */
   abstract page(query: NewsPageQuery): Promise<NewsPageRows>;
 
-  /** The newest `limit` items of the given feeds, oldest first. */
-  abstract recent(feeds: string[], limit: number): Promise<StoredNews[]>;
+  /**
+   * The newest `limit` items of the given feeds, oldest first. A body longer than `maxChars`
+   * comes back as its first `maxChars` characters, with `cut` set (default: no cap).
+   */
+  abstract recent(feeds: string[], limit: number, maxChars?: number): Promise<StoredNews[]>;
 
   /**
    * The committed high-water mark (`NewsPageRows.watermark`) of each given sequence that has one.

@@ -1,64 +1,92 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { RESTAP_OPTIONS } from '../restap.constants';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
+import { randomToken } from '../sessions/random-token';
+import { RestapQueryError } from './restap-query.error';
+import { isStorageError } from './storage-errors';
 
 /** A statement of the module's hot path, prepared once per pooled connection under `name`. */
 export interface RestapStatement {
   readonly name: string;
   readonly text: string;
+  /** What it does, for the log (`news.append`): a failure is logged by purpose, never with its values. */
+  readonly purpose: string;
 }
 
 /** Names a statement after its text, so two texts can never share a name on one connection. */
-export function statement(text: string): RestapStatement {
-  return { name: `restap_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, text };
+export function statement(text: string, purpose?: string): RestapStatement {
+  const name = `restap_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
+  return { name, text, purpose: purpose ?? name };
 }
 
 /** The slice of node-postgres' Pool used here (TypeORM's PostgresDriver keeps it as `master`). */
 interface PgPool {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
+/** A connection-level failure's own message (no request data in it); else only the code. */
+const CONNECTION_MESSAGE = /^(connect |read |write )?(ECONN|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|EAI_AGAIN)|Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is closed|Cannot use a pool after calling end|terminating connection|Query read timeout/i;
+
 /**
- * Runs the module's statements on the host's TypeORM DataSource.
+ * Runs the module's statements on the host's TypeORM DataSource, on the pg pool TypeORM itself
+ * opened (same connections, limits and timeouts).
  *
- * By default each goes to the pg pool TypeORM itself opened (same connections, limits and
- * timeouts) as a named prepared statement: PostgreSQL parses and plans it once per connection
- * instead of once per request. Measured on PostgreSQL 15 (bench, 16 clients): the news read of a
- * /talk turn took 1.28 ms of server CPU unnamed (planning probes the ts index's end every time)
- * and 0.07 ms named; the turn write 0.66 ms against 0.35 ms. Queries still go through TypeORM's
- * logger, and errors are TypeORM `QueryFailedError`s as with `DataSource.query`.
+ * By default each goes as a named prepared statement: PostgreSQL parses and plans it once per
+ * connection instead of once per request. Measured on PostgreSQL 15 (bench, 16 clients): the news
+ * read of a /talk turn took 1.28 ms of server CPU unnamed (planning probes the ts index's end every
+ * time) and 0.07 ms named; the turn write 0.66 ms against 0.35 ms. `storage.preparedStatements:
+ * false` (for a pooler that cannot keep prepared statements, such as PgBouncer before 1.21 in
+ * transaction mode) sends them unnamed.
  *
- * `storage.preparedStatements: false` (for a pooler that cannot keep prepared statements, such as
- * PgBouncer before 1.21 in transaction mode) sends every statement through `DataSource.query`.
+ * Parameter values are request data (items, messages, feed keys, idempotency keys): they never
+ * reach a log, whatever the host's TypeORM `logging` setting. TypeORM's logger sees each
+ * statement's text only; a failure is logged here as purpose, error class, code and a correlation
+ * id, and thrown as a {@link RestapQueryError} carrying the same and nothing else.
  */
 @Injectable()
 export class RestapSql {
+  private readonly logger = new Logger('Restap');
+
   constructor(
     private readonly dataSource: DataSource,
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
   ) {}
 
   async query<T>(stmt: RestapStatement, params: unknown[]): Promise<T[]> {
-    const pool = this.preparedPool();
-    if (!pool) return (await this.dataSource.query(stmt.text, params)) as T[];
-    const { logger } = this.dataSource;
-    logger.logQuery(stmt.text, params);
+    const pool = this.pool();
+    this.dataSource.logger.logQuery(stmt.text);
     try {
-      return (await pool.query({ name: stmt.name, text: stmt.text, values: params })).rows as T[];
+      if (!pool) return (await this.dataSource.query(stmt.text, params)) as T[];
+      const config = this.options.storage.preparedStatements ? { name: stmt.name, text: stmt.text, values: params } : { text: stmt.text, values: params };
+      return (await pool.query(config)).rows as T[];
     } catch (error) {
-      logger.logQueryError(error as Error, stmt.text, params);
-      throw new QueryFailedError(stmt.text, params, error as Error);
+      throw this.failure(stmt, error);
     }
   }
 
+  /** Logs a failed statement without its values and returns the error to throw in its place. */
+  private failure(stmt: RestapStatement, error: unknown): RestapQueryError {
+    const e = error as { name?: unknown; code?: unknown; message?: unknown; driverError?: { code?: unknown } } | undefined;
+    const rawCode = e?.code ?? e?.driverError?.code;
+    const code = typeof rawCode === 'string' && /^[A-Z0-9_]{1,32}$/.test(rawCode) ? rawCode : undefined;
+    // node-postgres names its server errors 'error'; their class says more.
+    const kind = (error as object | undefined)?.constructor?.name || (typeof e?.name === 'string' ? e.name : 'Error');
+    const ref = randomToken(6);
+    const unavailable = isStorageError(error);
+    const own = typeof e?.message === 'string' && CONNECTION_MESSAGE.test(e.message) ? `: ${e.message.slice(0, 200)}` : '';
+    const message = `Statement ${stmt.purpose} failed with ${kind}${code ? ` ${code}` : ''}${own} (ref ${ref})`;
+    this.logger.error(message);
+    return new RestapQueryError(stmt.purpose, code, ref, unavailable, message);
+  }
+
   /**
-   * TypeORM's pg pool when prepared statements are on and the driver is node-postgres, else null.
-   * Read on every call, never kept: a DataSource destroyed and initialized again has a new pool.
+   * TypeORM's pg pool when the driver is node-postgres (PostgreSQL or PGlite through its adapter),
+   * else null. Read on every call, never kept: a DataSource destroyed and initialized again has a
+   * new pool.
    */
-  private preparedPool(): PgPool | null {
-    if (!this.options.storage.preparedStatements) return null;
+  private pool(): PgPool | null {
     const master = (this.dataSource.driver as { master?: Partial<PgPool> }).master;
     return typeof master?.query === 'function' ? (master as PgPool) : null;
   }

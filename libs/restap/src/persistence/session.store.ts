@@ -20,8 +20,12 @@ export interface NewTalkTurn {
  * const history = await store.loadHistory(hashSessionId(id), 50);
  */
 export interface SessionStore {
-  /** The session's newest `limit` turns, oldest first; empty for an unknown session. One round trip (concurrent calls may share it). */
-  loadHistory(keyHash: Buffer, limit: number): Promise<TalkTurn[]>;
+  /**
+   * The session's newest `limit` turns, oldest first; empty for an unknown session. One round trip
+   * (concurrent calls may share it). A content longer than `maxChars` comes back as its first
+   * `maxChars` characters, with `fullLength` set (default: no cap).
+   */
+  loadHistory(keyHash: Buffer, limit: number, maxChars?: number): Promise<TalkTurn[]>;
   /** Creates the session if new, marks it active and appends `turns` in order; resolves once committed. One round trip (concurrent calls may share it). */
   appendTurns(keyHash: Buffer, turns: readonly NewTalkTurn[]): Promise<void>;
 }

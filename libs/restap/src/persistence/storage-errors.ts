@@ -9,6 +9,8 @@ const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying
 
 /** True when an error means storage is unavailable (answered 503 storage_unavailable). */
 export function isStorageError(error: unknown): boolean {
+  // A failed statement of the module was classified when it failed (its original error is gone).
+  if (error instanceof Error && error.name === 'RestapQueryError') return (error as { unavailable?: boolean }).unavailable === true;
   for (let e = error as { code?: unknown; message?: unknown; driverError?: unknown; cause?: unknown } | undefined, depth = 0;
     e && typeof e === 'object' && depth < 4;
     e = (e.driverError ?? e.cause) as typeof e, depth++) {

@@ -1,9 +1,12 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { RESTAP_OPTIONS } from '../restap.constants';
 import { RestapBootstrapError } from '../core/registry/restap-bootstrap.error';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import { RESTAP_TABLES } from './index';
+import { RestapSql, statement } from './restap-sql';
+
+const MISSING_TABLES = statement(`SELECT t.name FROM unnest($1::text[]) AS t(name) WHERE to_regclass(t.name) IS NULL`, 'startup.tables-check');
+const DURABILITY = statement(`SELECT current_setting('synchronous_commit') AS synchronous_commit, current_setting('fsync') AS fsync`, 'startup.durability-check');
 
 /**
  * At startup: fails with instructions when the module's tables are missing (migrations not run),
@@ -16,15 +19,12 @@ export class StorageCheck implements OnModuleInit {
   private readonly logger = new Logger('Restap');
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly sql: RestapSql,
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
   ) {}
 
   async onModuleInit(): Promise<void> {
-    const rows = (await this.dataSource.query(
-      `SELECT t.name FROM unnest($1::text[]) AS t(name) WHERE to_regclass(t.name) IS NULL`,
-      [RESTAP_TABLES],
-    )) as Array<{ name: string }>;
+    const rows = await this.sql.query<{ name: string }>(MISSING_TABLES, [RESTAP_TABLES]);
     if (rows.length) {
       throw new RestapBootstrapError(
         `RESTAP tables are missing (${rows.map((r) => r.name).join(', ')}): add RESTAP_MIGRATIONS from 'nestjs-restap' to your DataSource's migrations and run them (migrationsRun: true, or the TypeORM CLI).`,
@@ -34,9 +34,7 @@ export class StorageCheck implements OnModuleInit {
   }
 
   private async checkDurability(): Promise<void> {
-    const [settings] = (await this.dataSource.query(
-      `SELECT current_setting('synchronous_commit') AS synchronous_commit, current_setting('fsync') AS fsync`,
-    )) as Array<{ synchronous_commit: string; fsync: string }>;
+    const [settings] = await this.sql.query<{ synchronous_commit: string; fsync: string }>(DURABILITY, []);
     const unsafe = [
       ...(settings?.synchronous_commit === 'off' ? ['synchronous_commit = off'] : []),
       ...(settings?.fsync === 'off' ? ['fsync = off'] : []),

@@ -72,18 +72,26 @@ export const PAGE_ALL_SQL = `${WATERMARK_SQL}
  * its own parameter rather than a row of `unnest(...)`: behind a LATERAL the planner cannot see
  * which feed it reads, assumes the huge global one, and walks (ts) backwards filtering on feed —
  * measured at 0.5–1 s per /talk turn for a new session beside a 1M-item global feed.
+ * The last parameter caps each body at that many characters: a longer one comes back as its
+ * beginning, with its full length (`chars`) and its type, so a turn never carries a huge item.
  */
 export function recentSql(feedCount: number): string {
   const branch = (i: number): string =>
-    `(SELECT id, ts, body::text AS body FROM restap_news WHERE feed = $${i + 2} ORDER BY ts DESC LIMIT $1)`;
+    `(SELECT id, ts, type, body::text AS text FROM restap_news WHERE feed = $${i + 2} ORDER BY ts DESC LIMIT $1)`;
   const branches = Array.from({ length: feedCount }, (_, i) => branch(i)).join(' UNION ALL ');
-  return `SELECT id, ts, body FROM (${branches}) n ORDER BY ts DESC LIMIT $1`;
+  const max = `$${feedCount + 2}::int`;
+  return `SELECT id, ts, type, length(text) AS chars, length(text) > ${max} AS cut, CASE WHEN length(text) <= ${max} THEN text ELSE substr(text, 1, ${max}) END AS body
+    FROM (${branches}) n ORDER BY ts DESC LIMIT $1`;
 }
 
 /** Committed last_ts of several sequences (held polls' resync): primary-key lookups. */
 const WATERMARKS_SQL = `SELECT sequence, last_ts FROM restap_news_sequences WHERE sequence = ANY($1::text[])`;
 
 type Row = { id: string | null; ts: string; body: string | null };
+type RecentRow = { id: string; ts: string; type: string; chars: number | string; cut: boolean; body: string };
+
+/** Characters of a body `recent` returns when the caller sets no cap (PostgreSQL's int range). */
+const NO_CAP = 2_147_483_647;
 type AppendedRow = { id: string; ts: string; ord: string };
 
 /** Items one append statement takes at most. */
@@ -95,6 +103,7 @@ const MAX_SHARED_READ = 1024;
 interface RecentRead {
   feeds: string[];
   limit: number;
+  maxChars: number;
 }
 
 /** An item on its way into an append batch; `misses` counts lookups that found its key's row gone. */
@@ -103,12 +112,12 @@ interface QueuedAppend {
   misses: number;
 }
 
-const APPEND_GLOBAL = statement(APPEND_GLOBAL_SQL);
-const APPEND_FEED = statement(APPEND_FEED_SQL);
-const FIND_BY_KEY = statement(FIND_BY_KEY_SQL);
-const PAGE_FEED = statement(PAGE_FEED_SQL);
-const PAGE_ALL = statement(PAGE_ALL_SQL);
-const WATERMARKS = statement(WATERMARKS_SQL);
+const APPEND_GLOBAL = statement(APPEND_GLOBAL_SQL, 'news.append (global sequence)');
+const APPEND_FEED = statement(APPEND_FEED_SQL, 'news.append (feed sequence)');
+const FIND_BY_KEY = statement(FIND_BY_KEY_SQL, 'news.find-by-idempotency-key');
+const PAGE_FEED = statement(PAGE_FEED_SQL, 'news.page (one feed)');
+const PAGE_ALL = statement(PAGE_ALL_SQL, 'news.page (all feeds)');
+const WATERMARKS = statement(WATERMARKS_SQL, 'news.watermarks (held polls resync)');
 
 /**
  * `NewsStore` on the host's TypeORM DataSource (PostgreSQL or embedded PGlite), in plain SQL run as
@@ -208,15 +217,21 @@ export class TypeOrmNewsStore extends NewsStore {
    * all read the global feed, and under load they wait for the read in flight to finish and go
    * together in the next one (which starts after each of them arrived, so none misses an item).
    */
-  recent(feeds: string[], limit: number): Promise<StoredNews[]> {
+  recent(feeds: string[], limit: number, maxChars = NO_CAP): Promise<StoredNews[]> {
     if (!feeds.length || limit <= 0) return Promise.resolve([]);
-    return this.recentReads.submit(`${limit} ${feeds.join(' ')}`, { feeds, limit });
+    const cap = Math.min(maxChars, NO_CAP);
+    return this.recentReads.submit(`${limit} ${cap} ${feeds.join(' ')}`, { feeds, limit, maxChars: cap });
   }
 
-  private async readRecent({ feeds, limit }: RecentRead): Promise<StoredNews[]> {
+  private async readRecent({ feeds, limit, maxChars }: RecentRead): Promise<StoredNews[]> {
     let stmt = this.recentStatements.get(feeds.length);
-    if (!stmt) this.recentStatements.set(feeds.length, (stmt = statement(recentSql(feeds.length))));
-    const rows = await this.sql.query<Row>(stmt, [limit, ...feeds]);
-    return rows.map((r) => ({ id: String(r.id), ts: Number(r.ts), body: r.body as string })).reverse();
+    if (!stmt) this.recentStatements.set(feeds.length, (stmt = statement(recentSql(feeds.length), `news.recent (${feeds.length} feeds)`)));
+    const rows = await this.sql.query<RecentRow>(stmt, [limit, ...feeds, maxChars]);
+    return rows
+      .map((r): StoredNews => {
+        const row = { id: String(r.id), ts: Number(r.ts), body: r.body };
+        return r.cut ? { ...row, cut: { chars: Number(r.chars), type: r.type } } : row;
+      })
+      .reverse();
   }
 }

@@ -1,15 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { GroupCommit } from './group-commit';
 import { RestapSql, statement } from './restap-sql';
+import { toStorableText } from '../core/text/storable-text';
 import type { TalkRole, TalkTurn, TalkTurnStatus } from '../interfaces/talk.interface';
 import type { NewTalkTurn, SessionStore } from './session.store';
 
 /**
  * Newest `$2` turns of each session whose key hash is in `$1`, each session's oldest first. One
  * index probe per session (key_hash), then a backward range scan of its (session_id, id) index.
+ * Contents longer than `$3` characters come back as their beginning, with their full length.
  */
 export const LOAD_HISTORIES = statement(`
-  SELECT encode(s.key_hash, 'hex') AS session, t.message_id, t.role, t.content, t.status, t.created_at
+  SELECT encode(s.key_hash, 'hex') AS session, t.message_id, t.role, substr(t.content, 1, $3::int) AS content, length(t.content) AS chars, length(t.content) > $3::int AS cut, t.status, t.created_at
   FROM restap_sessions s
   CROSS JOIN LATERAL (
     SELECT id, message_id, role, content, status, created_at
@@ -19,7 +21,7 @@ export const LOAD_HISTORIES = statement(`
     LIMIT $2
   ) t
   WHERE s.key_hash = ANY($1::bytea[])
-  ORDER BY s.id, t.id ASC`);
+  ORDER BY s.id, t.id ASC`, 'talk.history-read');
 
 /**
  * Upserts every session of the batch by key hash (touching last_active_at) and inserts all their
@@ -40,7 +42,7 @@ export const APPEND_TURNS = statement(`
   INSERT INTO restap_turns (session_id, message_id, role, content, status, created_at)
   SELECT session.id, t.message_id, t.role, t.content, t.status, t.created_at
   FROM t JOIN session USING (key_hash)
-  ORDER BY t.ord`);
+  ORDER BY t.ord`, 'talk.turns-append');
 
 /** `appendTurns` calls one write statement takes at most. */
 export const MAX_TURN_BATCH = 64;
@@ -53,6 +55,8 @@ interface TurnRow {
   message_id: string;
   role: TalkRole;
   content: string;
+  chars: number | string;
+  cut: boolean;
   status: TalkTurnStatus;
   created_at: Date | string;
 }
@@ -60,7 +64,11 @@ interface TurnRow {
 interface HistoryRead {
   keyHash: Buffer;
   limit: number;
+  maxChars: number;
 }
+
+/** Characters of a turn's content `loadHistory` returns when the caller sets no cap (PostgreSQL's int range). */
+const NO_CAP = 2_147_483_647;
 
 interface TurnsToAppend {
   keyHash: Buffer;
@@ -86,9 +94,10 @@ export class TypeOrmSessionStore implements SessionStore {
 
   constructor(private readonly sql: RestapSql) {}
 
-  loadHistory(keyHash: Buffer, limit: number): Promise<TalkTurn[]> {
+  loadHistory(keyHash: Buffer, limit: number, maxChars = NO_CAP): Promise<TalkTurn[]> {
     if (limit <= 0) return Promise.resolve([]);
-    return this.histories.submit(`limit ${limit}`, { keyHash, limit });
+    const cap = Math.min(maxChars, NO_CAP);
+    return this.histories.submit(`limit ${limit} ${cap}`, { keyHash, limit, maxChars: cap });
   }
 
   appendTurns(keyHash: Buffer, turns: readonly NewTalkTurn[]): Promise<void> {
@@ -96,9 +105,9 @@ export class TypeOrmSessionStore implements SessionStore {
     return this.writes.submit('turns', { keyHash, turns });
   }
 
-  /** One statement for reads of the same `limit` (their lane). */
+  /** One statement for reads of the same `limit` and cap (their lane). */
   private async readHistories(reads: HistoryRead[]): Promise<TalkTurn[][]> {
-    const rows = await this.sql.query<TurnRow>(LOAD_HISTORIES, [reads.map((r) => r.keyHash), reads[0].limit]);
+    const rows = await this.sql.query<TurnRow>(LOAD_HISTORIES, [reads.map((r) => r.keyHash), reads[0].limit, reads[0].maxChars]);
     const bySession = new Map<string, TalkTurn[]>();
     for (const row of rows) {
       let turns = bySession.get(row.session);
@@ -109,6 +118,7 @@ export class TypeOrmSessionStore implements SessionStore {
         messageId: row.message_id,
         status: row.status,
         createdAt: row.created_at instanceof Date ? row.created_at : new Date(row.created_at),
+        ...(row.cut ? { fullLength: Number(row.chars) } : {}),
       });
     }
     // A session asked for twice in one batch gets its own copy each time.
@@ -127,8 +137,8 @@ export class TypeOrmSessionStore implements SessionStore {
         keys.push(keyHash);
         messageIds.push(t.messageId);
         roles.push(t.role);
-        // PostgreSQL text cannot hold NUL; a model may still produce one.
-        contents.push(t.content.replace(/\u0000/g, '\uFFFD'));
+        // A client's message was checked on the way in; a model's reply cannot be refused.
+        contents.push(toStorableText(t.content));
         statuses.push(t.status);
         createdAts.push(t.createdAt.toISOString());
       }

@@ -1,5 +1,6 @@
 import type { NewsItem } from '../../interfaces/news.interface';
 import type { StoredNews } from '../../persistence/news.store';
+import { withinDepth } from '../text/json-depth';
 import { toNewsItem } from './news-page.writer';
 
 interface Entry {
@@ -27,8 +28,16 @@ export class NewsItemCache {
   private readonly entries = new Map<string, Entry>();
   private chars = 0;
 
-  constructor(private readonly maxChars = NEWS_ITEM_CACHE_CHARS) {}
+  /**
+   * @param maxDepth items nesting deeper are refused (`itemOf` throws): a handler may walk
+   *   `ctx.news` recursively, and nothing that deep ever came through the module's own door.
+   */
+  constructor(
+    private readonly maxChars = NEWS_ITEM_CACHE_CHARS,
+    private readonly maxDepth = Infinity,
+  ) {}
 
+  /** The row's item, parsed and frozen; throws when it is not a JSON object or nests past `maxDepth`. */
   itemOf(row: StoredNews): NewsItem {
     const hit = this.entries.get(row.id);
     if (hit) {
@@ -39,7 +48,9 @@ export class NewsItemCache {
         return hit.item;
       }
     }
-    const item = deepFreeze(toNewsItem(row));
+    const parsed = toNewsItem(row); // V8's JSON.parse does not recurse: safe at any depth
+    if (!withinDepth(parsed, this.maxDepth)) throw new Error(`it nests arrays/objects deeper than ${this.maxDepth} levels`);
+    const item = deepFreeze(parsed);
     if (row.body.length <= this.maxChars) {
       this.entries.set(row.id, { ts: row.ts, body: row.body, item });
       this.chars += row.body.length;
@@ -62,11 +73,14 @@ export class NewsItemCache {
   }
 }
 
-/** Freezes a parsed JSON value and everything in it. */
+/** Freezes a parsed JSON value and everything in it (iteratively: no stack to blow). */
 function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const node = stack.pop();
+    if (node === null || typeof node !== 'object' || Object.isFrozen(node)) continue;
+    Object.freeze(node);
+    for (const child of Object.values(node)) stack.push(child);
   }
   return value;
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { InvalidRequestException, InvalidSinceException } from '../../exceptions';
+import { assertStorableText } from '../text/storable-text';
 
 /** Fields the server assigns; a client sending them is told so rather than silently overruled. */
 const SERVER_FIELDS = ['timestamp', 'news_id'] as const;
@@ -35,6 +36,8 @@ export function parseNewsItem(body: unknown, maxTypeLength: number): ParsedNewsI
   if (type.length > maxTypeLength) {
     throw new InvalidRequestException(`type is ${type.length} characters long; at most ${maxTypeLength} are accepted.`);
   }
+  // `type` also goes to a text column; every other field stays inside the stored JSON, losslessly.
+  assertStorableText(type, 'type');
   for (const field of STRING_FIELDS) {
     if (field in fields && typeof fields[field] !== 'string') {
       throw new InvalidRequestException(`${field} must be a string when present.`);

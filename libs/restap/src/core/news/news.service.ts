@@ -1,14 +1,15 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { IdempotencyKeyReusedException, MissingSessionIdException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import type { NewsAck, NewsItem } from '../../interfaces/news.interface';
-import { NewsStore } from '../../persistence/news.store';
+import { NewsStore, type StoredNews } from '../../persistence/news.store';
 import { parseSessionId } from '../../sessions/session-id';
 import type { TalkNewsSource } from '../talk/talk-news.source';
 import { feedOf, GLOBAL_FEED, sequenceOf } from './news-feed';
 import { newsIdOf, pageJson, toNewsItem } from './news-page.writer';
-import { NewsItemCache } from './news-item.cache';
+import { NEWS_ITEM_CACHE_CHARS, NewsItemCache } from './news-item.cache';
+import { cutNewsItem } from '../talk/talk-context.budget';
 import type { NewsDraft, NewsPublishOptions } from './news-publish.options';
 import { parseNewsItem, requestHash } from './news-request.parser';
 import { NewsDispatcher } from './news.dispatcher';
@@ -20,6 +21,13 @@ export interface NewsReceiveRequest {
   body: unknown;
   sessionId: string | undefined;
   idempotencyKey: string | undefined;
+}
+
+/** A page of the feed as objects: items oldest first, the cursor to poll from next, and whether more wait. */
+export interface NewsPage {
+  items: NewsItem[];
+  timestamp: number;
+  hasMore: boolean;
 }
 
 /** A validated GET /news request. */
@@ -48,7 +56,10 @@ export interface NewsWaitingReadRequest extends NewsReadRequest {
  */
 @Injectable()
 export class NewsService implements TalkNewsSource {
-  private readonly talkItems = new NewsItemCache();
+  private readonly logger = new Logger('Restap');
+  private readonly talkItems: NewsItemCache;
+  /** Rows already logged as left out (of turns, of pages), so each is logged once, not every time. */
+  private readonly skipped = new Set<string>();
 
   constructor(
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
@@ -56,7 +67,9 @@ export class NewsService implements TalkNewsSource {
     private readonly dispatcher: NewsDispatcher,
     @Optional() private readonly wakeups?: NewsWakeups,
     @Optional() private readonly waits?: NewsWaits,
-  ) {}
+  ) {
+    this.talkItems = new NewsItemCache(NEWS_ITEM_CACHE_CHARS, options.limits.maxJsonDepth);
+  }
 
   /**
    * POST /news: validates and commits the item, then (only when a new row was stored) hands it to
@@ -94,6 +107,20 @@ export class NewsService implements TalkNewsSource {
    * high-water mark (every item at or below it has been seen), never less than `since`.
    */
   async read(request: NewsReadRequest): Promise<string> {
+    const page = await this.page(request);
+    return pageJson(page.rows, page.timestamp, page.hasMore);
+  }
+
+  /**
+   * The same page as `read`, as objects, for doors that do not answer with RESTAP's JSON text
+   * (MCP resources, the playground's server side).
+   */
+  async readItems(request: NewsReadRequest): Promise<NewsPage> {
+    const page = await this.page(request);
+    return { items: page.rows.map(toNewsItem), timestamp: page.timestamp, hasMore: page.hasMore };
+  }
+
+  private async page(request: NewsReadRequest): Promise<{ rows: StoredNews[]; timestamp: number; hasMore: boolean }> {
     this.assertSession(request.sessionId);
     const { scope } = this.options.news;
     const feed = request.sessionId === undefined ? undefined : feedOf(request.sessionId);
@@ -105,7 +132,9 @@ export class NewsService implements TalkNewsSource {
     });
     const last = page.rows.at(-1)?.ts ?? request.since;
     const timestamp = page.hasMore ? last : Math.max(request.since, last, page.watermark ?? 0);
-    return pageJson(page.rows, timestamp, page.hasMore);
+    // A row that is not a JSON object (written around the module) cannot be an item: left out,
+    // and `timestamp` still moves past it, so one bad row never breaks a feed for its readers.
+    return { rows: page.rows.filter((row) => isObjectText(row.body) || this.skip(row, 'GET /news', 'it is not a JSON object')), timestamp, hasMore: page.hasMore };
   }
 
   /**
@@ -127,7 +156,10 @@ export class NewsService implements TalkNewsSource {
       client: request.client,
       signal: request.signal,
     });
-    return page && pageJson(page.rows, page.timestamp, page.hasMore);
+    if (!page) return undefined;
+    // As a plain poll: a row that is no JSON object is left out, the cursor still moves past it.
+    const rows = page.rows.filter((row) => isObjectText(row.body) || this.skip(row, 'GET /news', 'it is not a JSON object'));
+    return pageJson(rows, page.timestamp, page.hasMore);
   }
 
   /**
@@ -157,15 +189,42 @@ export class NewsService implements TalkNewsSource {
    * The news a /talk turn may see, oldest first: the newest `news.contextLimit` items of the
    * session's own feed, plus the global feed in global scope (the global feed alone when the turn
    * has no session; nothing in session scope without one).
+   *
+   * Whatever storage holds, this never fails on an item: one longer than `maxChars` comes cut (see
+   * `cutNewsItem`), one that is not a JSON object or nests deeper than `limits.maxJsonDepth` (old
+   * rows, another writer, a bug) is left out, with a log line the first time.
    */
-  async forTalk(sessionId: string | undefined): Promise<NewsItem[]> {
+  async forTalk(sessionId: string | undefined, options: { maxChars?: number } = {}): Promise<NewsItem[]> {
     const { enabled, scope, contextLimit } = this.options.news;
     if (!enabled) return [];
     const feeds = scope === 'global' ? [GLOBAL_FEED] : [];
     if (sessionId !== undefined) feeds.push(feedOf(sessionId));
     if (!feeds.length) return [];
-    const rows = await this.store.recent(feeds, contextLimit);
-    return rows.map((row) => this.talkItems.itemOf(row));
+    const rows = await this.store.recent(feeds, contextLimit, options.maxChars);
+    const items: NewsItem[] = [];
+    for (const row of rows) {
+      const item = this.talkItem(row);
+      if (item) items.push(item);
+    }
+    return items;
+  }
+
+  private talkItem(row: StoredNews): NewsItem | undefined {
+    try {
+      return row.cut ? cutNewsItem({ ...row, cut: row.cut }) : this.talkItems.itemOf(row);
+    } catch (error) {
+      return this.skip(row, '/talk turns', (error as Error)?.message ?? 'it cannot be read');
+    }
+  }
+
+  /** Logs, once per row and use, that a stored row is left out; returns undefined (nothing to keep). */
+  private skip(row: StoredNews, where: string, why: string): undefined {
+    const key = `${where} ${row.id}:${row.ts}`;
+    if (this.skipped.has(key)) return undefined;
+    if (this.skipped.size >= 10_000) this.skipped.clear();
+    this.skipped.add(key);
+    this.logger.warn(`Stored news item ${newsIdOf(row.id)} left out of ${where}: ${why}`);
+    return undefined;
   }
 
   private assertSession(sessionId: string | undefined): void {
@@ -175,4 +234,10 @@ export class NewsService implements TalkNewsSource {
       );
     }
   }
+}
+
+/** True when a stored body is a JSON object's text (what `itemJson` can splice). */
+function isObjectText(body: string): boolean {
+  const text = body.trim();
+  return text.startsWith('{') && text.endsWith('}');
 }

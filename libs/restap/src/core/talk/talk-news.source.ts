@@ -13,6 +13,9 @@ export const RESTAP_TALK_NEWS_SOURCE = Symbol('RESTAP_TALK_NEWS_SOURCE');
  * { provide: RESTAP_TALK_NEWS_SOURCE, useExisting: NewsService } // with forTalk(sessionId)
  */
 export interface TalkNewsSource {
-  /** News for the turn, oldest first; `sessionId` is undefined when sessions are off or absent. */
-  forTalk(sessionId: string | undefined): Promise<NewsItem[]>;
+  /**
+   * News for the turn, oldest first; `sessionId` is undefined when sessions are off or absent.
+   * `maxChars` (`talk.contextBudget.itemChars`): items longer than that may come cut.
+   */
+  forTalk(sessionId: string | undefined, options?: { maxChars?: number }): Promise<NewsItem[]>;
 }

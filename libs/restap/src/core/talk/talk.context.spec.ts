@@ -2,6 +2,7 @@ import { NEWS_GUARD } from '../../restap.constants';
 import type { NewsItem } from '../../interfaces/news.interface';
 import type { TalkTurn } from '../../interfaces/talk.interface';
 import { createTalkContext } from './talk.context';
+import { cutMarker, INTERRUPTED_NOTE } from './talk-context.budget';
 
 const turn = (role: TalkTurn['role'], content: string, status: TalkTurn['status'] = 'complete'): TalkTurn => ({
   role,
@@ -47,5 +48,47 @@ describe('TalkContext.toMessages() (OpenAI-style [{role, content}])', () => {
     expect(Object.isFrozen(ctx.history)).toBe(true);
     history.push(turn('assistant', 'late'));
     expect(ctx.history).toHaveLength(1);
+  });
+
+  it('marks a reply that did not complete as interrupted, so the model does not take half an answer as said (issue 21, item 9)', () => {
+    const ctx = createTalkContext({ ...base, news: [], history: [turn('user', 'Hi'), turn('assistant', 'Hello, I w', 'aborted'), turn('assistant', 'Par', 'error')] });
+    expect(ctx.toMessages().map((m) => m.content)).toEqual(['Hi', `Hello, I w\n\n${INTERRUPTED_NOTE}`, `Par\n\n${INTERRUPTED_NOTE}`, 'What is my favorite color?']);
+    expect(ctx.history.map((t) => t.content)).toEqual(['Hi', 'Hello, I w', 'Par']);
+  });
+});
+
+describe('talk.contextBudget: a turn carries news and history within a size budget (issue 21, item 3)', () => {
+  const base = { message: 'now', sessionId: undefined, messageId: 'msg_1', signal: new AbortController().signal, headers: {} };
+  const item = (n: number, size: number): NewsItem => ({ type: 't', timestamp: n, news_id: `news_${n}`, message: 'x'.repeat(size) });
+
+  it('cuts a long item or message to itemChars with a marker, never inside a surrogate pair', () => {
+    const budget = { totalChars: 100_000, itemChars: 50 };
+    const ctx = createTalkContext({ ...base, budget, news: [item(1, 500)], history: [turn('user', `${'y'.repeat(49)}😀tail`)] });
+    const [newsMessage, historyMessage] = ctx.toMessages();
+    expect(newsMessage.content).toBe(`${NEWS_GUARD}\n${JSON.stringify(item(1, 500)).slice(0, 50)}${cutMarker(50, JSON.stringify(item(1, 500)).length)}`);
+    expect(historyMessage.content).toBe(`${'y'.repeat(49)}${cutMarker(49, 55)}`);
+    expect(ctx.history[0]).toMatchObject({ content: historyMessage.content, fullLength: 55 });
+  });
+
+  it('keeps the newest news within half the budget and the newest history within the rest, leaving older ones out', () => {
+    const budget = { totalChars: 2_000, itemChars: 2_000 };
+    const news = Array.from({ length: 20 }, (_, n) => item(n, 300));
+    const history = Array.from({ length: 20 }, (_, n) => turn(n % 2 ? 'assistant' : 'user', `${n}:${'h'.repeat(200)}`));
+    const ctx = createTalkContext({ ...base, budget, news, history });
+    const size = ctx.toMessages().reduce((sum, m) => sum + m.content.length, 0) - 'now'.length;
+    expect(size).toBeLessThanOrEqual(2_000);
+    expect(ctx.news.at(-1)?.news_id).toBe('news_19');
+    expect(ctx.news.length).toBeGreaterThan(0);
+    expect(ctx.news.length).toBeLessThan(20);
+    expect(ctx.history.at(-1)?.content.startsWith('19:')).toBe(true);
+    expect(ctx.history.length).toBeLessThan(20);
+  });
+
+  it('leaves out an item that cannot be rendered (a cycle from a custom news source) instead of failing the turn', () => {
+    const cyclic: NewsItem = { type: 'loop', timestamp: 2, news_id: 'news_2' };
+    cyclic.self = cyclic;
+    const ctx = createTalkContext({ ...base, news: [news, cyclic], history: [] });
+    expect(ctx.news).toEqual([news]);
+    expect(ctx.toMessages()).toHaveLength(2);
   });
 });

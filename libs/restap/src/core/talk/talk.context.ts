@@ -1,7 +1,12 @@
+import { Logger } from '@nestjs/common';
 import type { IncomingHttpHeaders } from 'node:http';
 import { NEWS_GUARD, SESSION_ID_HEADER } from '../../restap.constants';
+import type { RestapContextBudget } from '../../interfaces/restap-options.interface';
 import type { NewsItem } from '../../interfaces/news.interface';
 import type { TalkContext, TalkMessage, TalkTurn } from '../../interfaces/talk.interface';
+import { DEFAULT_CONTEXT_BUDGET, fitContext, turnText, type FittedContext } from './talk-context.budget';
+
+const logger = new Logger('Restap');
 
 /** What a turn's context is built from. */
 export interface TalkContextInit {
@@ -13,12 +18,21 @@ export interface TalkContextInit {
   signal: AbortSignal;
   headers: IncomingHttpHeaders;
   systemPrompt?: string;
+  /** Size bounds of news and history (`talk.contextBudget`). @default DEFAULT_CONTEXT_BUDGET */
+  budget?: Required<RestapContextBudget>;
 }
 
-/** Builds the frozen `TalkContext` handed to the `@Talk()` handler. */
+/**
+ * Builds the frozen `TalkContext` handed to the `@Talk()` handler: news and history fitted into
+ * the budget first, so `ctx.news`, `ctx.history` and `ctx.toMessages()` all hold what the turn
+ * carries and no more.
+ */
 export function createTalkContext(init: TalkContextInit): TalkContext {
-  const history = Object.freeze(init.history.map((turn) => Object.freeze({ ...turn })));
-  const news = Object.freeze([...init.news]);
+  const fitted = fitContext(init.news, init.history, init.budget ?? DEFAULT_CONTEXT_BUDGET, (item) =>
+    logger.warn(`News item ${typeof item.news_id === 'string' ? item.news_id : '(no id)'} left out of a /talk turn: it cannot be rendered as JSON`),
+  );
+  const history = Object.freeze(fitted.history.map((turn) => Object.freeze({ ...turn })));
+  const news = Object.freeze([...fitted.news]);
   return Object.freeze({
     message: init.message,
     sessionId: init.sessionId,
@@ -27,7 +41,7 @@ export function createTalkContext(init: TalkContextInit): TalkContext {
     news,
     signal: init.signal,
     headers: Object.freeze(withoutSessionHeader(init.headers)),
-    toMessages: () => toMessages(init.systemPrompt, news, history, init.message),
+    toMessages: () => messagesOf(init.systemPrompt, { ...fitted, history }, init.message),
   });
 }
 
@@ -40,13 +54,27 @@ function withoutSessionHeader(headers: IncomingHttpHeaders): IncomingHttpHeaders
 /**
  * System prompt, then each news item as a system message behind the spec's informational-only
  * guard (so the model absorbs it without answering it), then history, then the new message.
- * Turns with no content (a failed reply) are left out.
+ * News and history are fitted into `budget` first (see `fitContext`). Turns with no content (a
+ * failed reply) are left out; a reply that did not complete is marked as interrupted.
  */
-export function toMessages(systemPrompt: string | undefined, news: readonly NewsItem[], history: readonly TalkTurn[], message: string): TalkMessage[] {
+export function toMessages(
+  systemPrompt: string | undefined,
+  news: readonly NewsItem[],
+  history: readonly TalkTurn[],
+  message: string,
+  budget: Required<RestapContextBudget> = DEFAULT_CONTEXT_BUDGET,
+): TalkMessage[] {
+  return messagesOf(systemPrompt, fitContext(news, history, budget), message);
+}
+
+function messagesOf(systemPrompt: string | undefined, fitted: FittedContext, message: string): TalkMessage[] {
   const messages: TalkMessage[] = [];
   if (systemPrompt) messages.push({ role: 'system', content: systemPrompt });
-  for (const item of news) messages.push({ role: 'system', content: `${NEWS_GUARD}\n${JSON.stringify(item)}` });
-  for (const turn of history) if (turn.content) messages.push({ role: turn.role, content: turn.content });
+  for (const text of fitted.newsTexts) messages.push({ role: 'system', content: `${NEWS_GUARD}\n${text}` });
+  for (const turn of fitted.history) {
+    const content = turnText(turn);
+    if (content) messages.push({ role: turn.role, content });
+  }
   messages.push({ role: 'user', content: message });
   return messages;
 }

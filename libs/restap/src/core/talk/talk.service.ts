@@ -1,55 +1,66 @@
 import { HttpException, Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import type { Request, Response } from 'express';
 import { RESTAP_OPTIONS } from '../../restap.constants';
-import { writeJson } from '../../restap/http/restap-json.writer';
-import { RestapRegistry, type RegisteredHandler } from '../registry/restap.registry';
-import { AgentErrorException, RestapException, ShuttingDownException } from '../../exceptions';
+import { AgentErrorException, ShuttingDownException } from '../../exceptions';
 import { AgentTimeoutException } from '../../exceptions/agent-timeout.exception';
-import { toErrorBody } from '../../exceptions/restap-exception.filter';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
-import type { TalkContext, TalkChunk } from '../../interfaces/talk.interface';
+import type { TalkChunk, TalkContext, TalkTurnStatus } from '../../interfaces/talk.interface';
 import { RESTAP_SESSION_STORE, type SessionStore } from '../../persistence/session.store';
 import { isStorageError } from '../../persistence/storage-errors';
 import { hashSessionId, mintSessionId } from '../../sessions/session-id';
 import { randomToken } from '../../sessions/random-token';
-import { createTalkContext } from './talk.context';
-import { negotiateTalkFormat, type TalkFormat } from '../../restap/talk/talk.negotiator';
-import { RESTAP_TALK_NEWS_SOURCE, type TalkNewsSource } from './talk-news.source';
-import { parseTalkRequest } from '../../restap/talk/talk-request.parser';
-import { TalkRun, type TalkOutcome } from './talk.run';
-import { SseWriter } from '../../restap/talk/sse.writer';
-import { StreamSlots } from './stream-slots';
 import { RestapDrain } from '../../lifecycle/restap-drain.service';
+import type { RestapCaller } from '../caller';
+import { RestapRegistry, type RegisteredHandler } from '../registry/restap.registry';
+import { createTalkContext } from './talk.context';
+import { assertStorableText } from '../text/storable-text';
+import { RESTAP_TALK_NEWS_SOURCE, type TalkNewsSource } from './talk-news.source';
+import { TalkRun, type TalkOutcome, type TalkStopReason } from './talk.run';
 
-/** A request that passed validation and negotiation, ready to be answered. */
-export interface AcceptedTalk {
+/** One turn as a door asks for it: the message, the session to continue (if any), who asks. */
+export interface TurnRequest {
   message: string;
-  format: TalkFormat;
-  /** The session to continue or the one just minted; undefined when sessions are off. */
+  /** A session_id to continue, already validated (`parseSessionId`); none: one is minted when sessions are on. */
   sessionId?: string;
-  /** `hashSessionId(sessionId)`, computed once: the only form storage sees. */
-  keyHash?: Buffer;
-  /** True when the client sent the session_id (so there may be history to load). */
-  resumed: boolean;
-  messageId: string;
-  userMessageId: string;
-  receivedAt: Date;
+  caller: RestapCaller;
 }
 
-/** The JSON reply is one of two representations of POST /talk, chosen by Accept. */
-const VARY_ACCEPT = { Vary: 'Accept' };
+/** Why a door stops a turn: its client left (`disconnect`), or it was cancelled on purpose (`cancel`). */
+export type TurnStopReason = TalkStopReason | 'cancel';
+
+/** How a turn ended. `failure` is safe to show a client: `toErrorBody(failure)` gives its status and body. */
+export interface TurnResult {
+  status: TalkTurnStatus;
+  /** The reply text produced (all of it when complete). */
+  text: string;
+  /** Why the turn failed, or why a finished reply could not be stored; absent otherwise. */
+  failure?: unknown;
+}
+
+/** A turn whose context is loaded, ready to run once. */
+export interface OpenTurn {
+  /** The session continued or minted for this turn; undefined when sessions are off. A secret. */
+  readonly sessionId?: string;
+  /** Id of the assistant message being produced. */
+  readonly messageId: string;
+  /**
+   * Runs the `@Talk()` handler, handing `emit` each chunk (awaited: backpressure), then stores the
+   * turn (user message and reply, with how it ended). Never rejects.
+   */
+  run(emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TurnResult>;
+  /** Stops the turn: the handler's `ctx.signal` fires; the first reason wins. */
+  stop(reason: TurnStopReason): void;
+}
 
 const newMessageId = (): string => `msg_${randomToken(12)}`;
 
 /**
- * POST /talk: validates and negotiates (synchronously, so every request error is a plain JSON
- * error), then loads history and news, runs the `@Talk()` handler, delivers the reply as JSON or
- * SSE and records the turn. The raw session_id never reaches storage or the log.
+ * A conversation turn, whatever door it came through (RESTAP /talk, MCP, A2A): message + session →
+ * a stream of chunks from the `@Talk()` handler, stored as a user/assistant pair. The raw
+ * session_id never reaches storage or the log.
  */
 @Injectable()
 export class TalkService {
   private readonly logger = new Logger('Restap');
-  private readonly slots: StreamSlots;
 
   constructor(
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
@@ -57,51 +68,52 @@ export class TalkService {
     @Inject(RESTAP_SESSION_STORE) private readonly store: SessionStore,
     @Optional() @Inject(RESTAP_TALK_NEWS_SOURCE) private readonly newsSource?: TalkNewsSource,
     @Optional() private readonly drain?: RestapDrain,
-  ) {
-    this.slots = new StreamSlots(options.talk.maxStreams, options.talk.maxStreamsPerClient);
-  }
+  ) {}
 
-  /** Validates the body, the session_id and Accept; throws the matching RestapException. */
-  accept(req: Request): AcceptedTalk {
+  /**
+   * Opens a turn: mints the session when none is given, loads its history and the news the agent
+   * should see, and builds the handler's context. Rejects (502 agent_error without a `@Talk()`
+   * handler, 503 when storage is down, 400 for a message that cannot be stored) before anything
+   * runs. The turn is followed by the shutdown drain from here on, which may stop it.
+   */
+  async open(request: TurnRequest): Promise<OpenTurn> {
+    // Every door's message goes to a text column: one rule for what can be stored (400 naming the field).
+    assertStorableText(request.message, 'message');
+    const handler = this.handler();
     const { talk } = this.options;
-    const { message, sessionId: given } = parseTalkRequest(req, talk.maxMessageLength);
-    const format = negotiateTalkFormat(req.headers.accept, talk.streaming);
-    const sessionId = talk.sessions ? (given ?? mintSessionId()) : undefined;
-    return {
-      message,
-      format,
-      ...(sessionId ? { sessionId, keyHash: hashSessionId(sessionId) } : {}),
-      resumed: talk.sessions && given !== undefined,
+    const sessionId = talk.sessions ? (request.sessionId ?? mintSessionId()) : undefined;
+    const turn: TurnState = {
+      message: request.message,
+      sessionId,
+      keyHash: sessionId === undefined ? undefined : hashSessionId(sessionId),
+      resumed: talk.sessions && request.sessionId !== undefined,
       messageId: newMessageId(),
       userMessageId: newMessageId(),
       receivedAt: new Date(),
     };
-  }
-
-  /**
-   * Answers an accepted turn. Never rejects: every failure is written to `res` or logged. A stream
-   * takes one of the open-stream slots (429 when none is left) until its response closes; the
-   * turn is followed by the shutdown drain, which may stop it.
-   */
-  respond(turn: AcceptedTalk, req: Request, res: Response): Promise<void> {
-    const run = new TalkRun(this.options.talk.timeoutMs);
-    const done = this.answer(turn, run, req, res);
-    this.drain?.track({ stop: () => run.stop('shutdown'), done });
-    return done;
-  }
-
-  private async answer(turn: AcceptedTalk, run: TalkRun, req: Request, res: Response): Promise<void> {
-    res.on('close', () => {
-      if (!res.writableFinished) run.stop('disconnect');
-    });
+    const run = new TalkRun(talk.timeoutMs);
+    let finished!: () => void;
+    this.drain?.track({ stop: () => run.stop('shutdown'), done: new Promise<void>((resolve) => (finished = resolve)) });
     try {
-      if (turn.format === 'sse') res.on('close', this.slots.acquire(req.ip ?? req.socket.remoteAddress ?? 'unknown'));
-      const handler = this.handler();
-      const ctx = await this.createContext(turn, req, run.signal);
-      const invoke = (): unknown => handler.invoke(ctx);
-      await (turn.format === 'sse' ? this.stream(turn, run, invoke, res) : this.reply(turn, run, invoke, res));
+      const ctx = await this.createContext(turn, request.caller, run.signal);
+      let ran = false;
+      return {
+        sessionId,
+        messageId: turn.messageId,
+        stop: (reason) => run.stop(reason === 'cancel' ? 'disconnect' : reason),
+        run: async (emit) => {
+          if (ran) throw new Error('OpenTurn.run() runs a turn once.');
+          ran = true;
+          try {
+            return await this.execute(turn, run, () => handler.invoke(ctx), emit);
+          } finally {
+            finished();
+          }
+        },
+      };
     } catch (error) {
-      this.sendError(res, error, turn);
+      finished();
+      throw error;
     }
   }
 
@@ -111,12 +123,14 @@ export class TalkService {
     return handler;
   }
 
-  private async createContext(turn: AcceptedTalk, req: Request, signal: AbortSignal): Promise<TalkContext> {
+  private async createContext(turn: TurnState, caller: RestapCaller, signal: AbortSignal): Promise<TalkContext> {
     const { talk } = this.options;
+    const budget = talk.contextBudget;
+    // Storage hands over at most `itemChars` of each item and turn: a huge one is never read whole.
     const [history, news] = await Promise.all([
-      turn.resumed && turn.keyHash ? this.store.loadHistory(turn.keyHash, talk.historyLimit) : [],
+      turn.resumed && turn.keyHash ? this.store.loadHistory(turn.keyHash, talk.historyLimit, budget.itemChars) : [],
       // A session minted for this turn has no feed yet: read only what every session may see.
-      this.newsSource ? this.newsSource.forTalk(turn.resumed ? turn.sessionId : undefined) : [],
+      this.newsSource ? this.newsSource.forTalk(turn.resumed ? turn.sessionId : undefined, { maxChars: budget.itemChars }) : [],
     ]);
     return createTalkContext({
       message: turn.message,
@@ -125,56 +139,34 @@ export class TalkService {
       history,
       news,
       signal,
-      headers: req.headers,
+      headers: caller.headers,
       systemPrompt: talk.systemPrompt,
+      budget,
     });
   }
 
-  /** JSON: the whole reply, stored before it is sent so the next turn sees it. */
-  private async reply(turn: AcceptedTalk, run: TalkRun, invoke: () => unknown, res: Response): Promise<void> {
-    const outcome = await run.pump(invoke, () => undefined);
-    if (outcome.status === 'aborted') return this.recordQuietly(turn, outcome);
-    if (outcome.status === 'error') {
-      await this.recordQuietly(turn, outcome);
-      return this.sendError(res, this.failureOf(outcome, turn), turn);
-    }
-    await this.record(turn, outcome); // a storage error here is a 503: the turn is not kept
-    if (res.destroyed) return;
-    const body = { reply: outcome.text, ...(turn.sessionId ? { session_id: turn.sessionId } : {}), message_id: turn.messageId };
-    writeJson(res, 200, JSON.stringify(body), VARY_ACCEPT);
-  }
-
-  /** SSE: message.start at once, then deltas and optional events as produced, then message.end and done. */
-  private async stream(turn: AcceptedTalk, run: TalkRun, invoke: () => unknown, res: Response): Promise<void> {
-    const sse = new SseWriter(res, this.options.talk.heartbeatMs);
-    const session = turn.sessionId ? { session_id: turn.sessionId } : {};
-    sse.open();
-    await sse.send('message.start', { id: turn.messageId, ...session });
-    const emit = (chunk: TalkChunk): Promise<void> =>
-      chunk.event === 'message.delta' ? sse.send(chunk.event, { id: turn.messageId, text: chunk.text }) : sse.send(chunk.event, chunk);
+  /** Pumps the handler, then stores the turn; a reply that cannot be stored is a failure (503). */
+  private async execute(turn: TurnState, run: TalkRun, invoke: () => unknown, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TurnResult> {
     const outcome = await run.pump(invoke, emit);
     if (outcome.status === 'aborted') {
-      sse.end();
-      return this.recordQuietly(turn, outcome);
+      await this.recordQuietly(turn, outcome);
+      return { status: 'aborted', text: outcome.text };
     }
-    if (outcome.status === 'complete') await sse.send('message.end', { id: turn.messageId });
-    let failure = outcome.status === 'error' ? this.failureOf(outcome, turn) : undefined;
+    if (outcome.status === 'error') {
+      await this.recordQuietly(turn, outcome);
+      return { status: 'error', text: outcome.text, failure: this.failureOf(outcome, turn) };
+    }
     try {
       await this.record(turn, outcome);
     } catch (error) {
       this.logFailure('Could not store a /talk turn', error, turn);
-      failure ??= error;
+      return { status: 'complete', text: outcome.text, failure: error };
     }
-    if (failure) {
-      const { body } = toErrorBody(failure);
-      await sse.send('error', { message: body.message, error: body.error });
-    }
-    await sse.send('done', session);
-    sse.end();
+    return { status: 'complete', text: outcome.text };
   }
 
   /** Appends the user message and the reply (with how it ended) to the session, when there is one. */
-  private async record(turn: AcceptedTalk, outcome: TalkOutcome): Promise<void> {
+  private async record(turn: TurnState, outcome: TalkOutcome): Promise<void> {
     if (!turn.keyHash) return;
     await this.store.appendTurns(turn.keyHash, [
       { role: 'user', content: turn.message, messageId: turn.userMessageId, status: 'complete', createdAt: turn.receivedAt },
@@ -182,7 +174,7 @@ export class TalkService {
     ]);
   }
 
-  private async recordQuietly(turn: AcceptedTalk, outcome: TalkOutcome): Promise<void> {
+  private async recordQuietly(turn: TurnState, outcome: TalkOutcome): Promise<void> {
     try {
       await this.record(turn, outcome);
     } catch (error) {
@@ -191,7 +183,7 @@ export class TalkService {
   }
 
   /** The error a client sees for a failed turn: never a stack, never an internal message. */
-  private failureOf(outcome: TalkOutcome, turn: AcceptedTalk): unknown {
+  private failureOf(outcome: TalkOutcome, turn: TurnState): unknown {
     if (outcome.stopped === 'timeout') {
       return new AgentTimeoutException(`The agent did not finish its reply within ${this.options.talk.timeoutMs} ms.`);
     }
@@ -203,23 +195,26 @@ export class TalkService {
     return isStorageError(error) ? error : new AgentErrorException();
   }
 
-  private sendError(res: Response, error: unknown, turn?: AcceptedTalk): void {
-    const { status, body, headers } = toErrorBody(error);
-    if (status >= 500 && !(error instanceof RestapException) && !isStorageError(error)) this.logFailure('/talk failed', error, turn);
-    if (res.headersSent || res.destroyed) {
-      if (!res.writableEnded) res.end();
-      return;
-    }
-    writeJson(res, status, JSON.stringify(body), headers);
-  }
-
   /**
    * Class and message only: request data never reaches the log, and the turn's session_id is
    * masked should a handler's error message quote it.
    */
-  private logFailure(what: string, error: unknown, turn?: AcceptedTalk): void {
+  logFailure(what: string, error: unknown, turn?: { sessionId?: string }): void {
     const e = error as { name?: unknown; message?: unknown } | undefined;
     const text = `${what}: ${typeof e?.name === 'string' ? e.name : 'Error'}: ${typeof e?.message === 'string' ? e.message : String(error)}`;
     this.logger.error(turn?.sessionId ? text.split(turn.sessionId).join('[session_id]') : text);
   }
+}
+
+/** What the service keeps of an open turn. */
+interface TurnState {
+  message: string;
+  sessionId?: string;
+  /** `hashSessionId(sessionId)`, computed once: the only form storage sees. */
+  keyHash?: Buffer;
+  /** True when the client sent the session_id (so there may be history to load). */
+  resumed: boolean;
+  messageId: string;
+  userMessageId: string;
+  receivedAt: Date;
 }

@@ -5,8 +5,11 @@ import typeIs from 'type-is';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { InvalidJsonException, InvalidRequestException, PayloadTooLargeException, UnsupportedMediaTypeException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
-import { writeRestapError } from './restap-error.writer';
+import { writeRestapError } from '../../http/restap-error.writer';
 import type { RouteMatch } from './restap-paths';
+import { withinDepth } from '../../core/text/json-depth';
+
+export { withinDepth };
 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
@@ -19,10 +22,12 @@ const JSON_TYPES = ['application/json', 'application/*+json'];
 export class RestapBodyParser {
   private readonly parse: RequestHandler;
   private readonly maxDepth: number;
+  private readonly maxBytes: number;
 
   constructor(@Inject(RESTAP_OPTIONS) options: ResolvedRestapOptions) {
     this.parse = bodyParser.json({ limit: options.limits.bodyBytes, strict: false, type: () => true });
     this.maxDepth = options.limits.maxJsonDepth;
+    this.maxBytes = options.limits.bodyBytes;
   }
 
   /** Called by the front door for requests on the module's paths; parses POST bodies of /talk and /news. */
@@ -31,6 +36,12 @@ export class RestapBodyParser {
     if (!typeIs.hasBody(req)) return next();
     if (!typeIs(req, JSON_TYPES)) {
       return writeRestapError(res, new UnsupportedMediaTypeException(`Content-Type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: send the body as application/json.`));
+    }
+    if (declaredTooLarge(req, this.maxBytes)) {
+      // body-parser would read (and discard) the whole declared body before answering: answer now,
+      // and close the connection rather than read an upload nobody will use.
+      res.setHeader('Connection', 'close');
+      return writeRestapError(res, new PayloadTooLargeException(`The request body is larger than the ${this.maxBytes} bytes allowed.`));
     }
     this.parse(req, res, (error?: unknown) => {
       if (!error) {
@@ -58,15 +69,9 @@ export class RestapBodyParser {
   }
 }
 
-/** True when `value` nests arrays and objects at most `max` levels deep (iterative: no stack to blow). */
-export function withinDepth(value: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length) {
-    const [node, depth] = stack.pop() as [unknown, number];
-    if (node === null || typeof node !== 'object') continue;
-    if (depth >= max) return false;
-    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
-  }
-  return true;
+/** True when an uncompressed body's Content-Length already says it is over `max` bytes (as body-parser checks it). */
+function declaredTooLarge(req: Request, max: number): boolean {
+  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+  const length = Number(req.headers['content-length']);
+  return encoding === 'identity' && Number.isFinite(length) && length > max;
 }
-

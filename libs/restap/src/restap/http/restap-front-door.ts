@@ -1,29 +1,29 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
-import { RESTAP_OPTIONS } from '../../restap.constants';
 import { CatalogRoute } from '../catalog/catalog.route';
-import { RestapRegistry } from '../../core/registry/restap.registry';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { RestapDrain } from '../../lifecycle/restap-drain.service';
+import { RestapRateLimit } from '../../guards/restap-rate-limit';
 import { RestapBodyParser } from './restap-body.parser';
 import { RestapCors } from './restap-cors';
-import { matchRestapRoute } from './restap-paths';
+import { RestapRouteMatcher } from './restap-route.matcher';
 
 /**
  * The module's one Express middleware ahead of Nest's body parsers and router, registered while
- * the application is created. It matches the path once; a request for the host's own routes pays
- * that single comparison and passes on. On the module's paths it runs, in this order: CORS, the
- * shutdown drain, the JSON body parser (POST /talk, /news), then the catalog.
+ * the application is created. It matches the path once, the way the host's router does (so `/TALK`
+ * or `/news/` under Express's default settings are the module's paths too); a request for the
+ * host's own routes pays that single comparison and passes on. On the module's paths it runs, in
+ * this order: CORS, the shutdown drain, the rate limit, the JSON body parser (POST /talk, /news),
+ * then the catalog — so a refused request is refused before its body is read.
  */
 @Injectable()
 export class RestapFrontDoor {
   constructor(
     adapterHost: HttpAdapterHost,
-    private readonly registry: RestapRegistry,
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    private readonly paths: RestapRouteMatcher,
     private readonly cors: RestapCors,
     private readonly drain: RestapDrain,
+    private readonly rateLimit: RestapRateLimit,
     private readonly body: RestapBodyParser,
     private readonly catalog: CatalogRoute,
   ) {
@@ -32,14 +32,17 @@ export class RestapFrontDoor {
   }
 
   private handle(req: Request, res: Response, next: NextFunction): void {
-    const match = matchRestapRoute(req.path, this.registry.paths, this.options);
+    const match = this.paths.match(req.path);
     if (!match) return next();
+    res.removeHeader('X-Powered-By'); // Express announces itself on every answer; ours say nothing about the stack
     this.cors.handle(req, res, () =>
       this.drain.refuseWhileDraining(res, () =>
-        this.body.handle(req, res, () => {
-          if (match.route === 'catalog' && !match.subpath && (req.method === 'GET' || req.method === 'HEAD')) this.catalog.serve(req, res);
-          else next();
-        }, match),
+        this.rateLimit.handle(req, res, () =>
+          this.body.handle(req, res, () => {
+            if (match.route === 'catalog' && !match.subpath && (req.method === 'GET' || req.method === 'HEAD')) this.catalog.serve(req, res);
+            else next();
+          }, match),
+        match),
       match),
     match);
   }

@@ -1,12 +1,10 @@
-import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
-import { RESTAP_OPTIONS } from '../../restap.constants';
-import { RestapRegistry } from '../../core/registry/restap.registry';
 import { MethodNotAllowedException, RouteNotFoundException } from '../../exceptions';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
-import { writeRestapError } from './restap-error.writer';
-import { ALLOWED_METHODS, matchRestapRoute } from './restap-paths';
+import { writeRestapError } from '../../http/restap-error.writer';
+import { ALLOWED_METHODS } from './restap-paths';
+import { RestapRouteMatcher } from './restap-route.matcher';
 
 /**
  * What the module's paths answer when no route took the request: 405 with `Allow` for a method
@@ -19,8 +17,7 @@ import { ALLOWED_METHODS, matchRestapRoute } from './restap-paths';
 export class RestapRouteFallback implements OnModuleInit {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
-    private readonly registry: RestapRegistry,
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    private readonly paths: RestapRouteMatcher,
   ) {}
 
   onModuleInit(): void {
@@ -28,7 +25,7 @@ export class RestapRouteFallback implements OnModuleInit {
   }
 
   private handle(req: Request, res: Response, next: NextFunction): void {
-    const match = matchRestapRoute(req.path, this.registry.paths, this.options);
+    const match = this.paths.match(req.path);
     if (!match) return next();
     if (match.subpath) return writeRestapError(res, new RouteNotFoundException());
     const allow = ALLOWED_METHODS[match.route];

@@ -5,7 +5,7 @@ import { RestapExceptionFilter } from '../../exceptions/restap-exception.filter'
 import type { NewsAck } from '../../interfaces/news.interface';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { resolveSessionId } from '../../sessions/session-id';
-import { writeJson } from '../http/restap-json.writer';
+import { writeJson } from '../../http/restap-json.writer';
 import { parseIdempotencyKey, parseLimit, parseSince, parseWait } from '../../core/news/news-request.parser';
 import { NewsService } from '../../core/news/news.service';
 

@@ -1,11 +1,12 @@
 import type { Request } from 'express';
 import { InvalidRequestException } from '../../exceptions';
 import { resolveSessionId } from '../../sessions/session-id';
+import { assertStorableText } from '../../core/text/storable-text';
 
 /** A validated POST /talk request body. */
 export interface TalkRequest {
   message: string;
-  /** The session_id the client sent (header over body), already validated. */
+  /** The session_id the client sent (header > query > body), already validated. */
   sessionId?: string;
 }
 
@@ -13,9 +14,10 @@ const EXAMPLE = 'send {"message": "<your message>"}';
 
 /**
  * Validates `{message, session_id?}` (unknown fields ignored). `message`: a string that is not
- * blank, at most `maxLength` characters (code points), without NUL (PostgreSQL cannot store it).
- * `session_id` comes from the Restap-Session-Id header, else the body; any malformed value is a
- * 400 invalid_session_id whatever the transport.
+ * blank, at most `maxLength` characters (code points), storable as is (no NUL, no unpaired
+ * surrogate: see `assertStorableText`). `session_id` comes from the Restap-Session-Id header, else
+ * the `session_id` query parameter, else the body; any malformed value in any of them is a 400
+ * invalid_session_id whatever the format asked for (JSON or SSE).
  */
 export function parseTalkRequest(req: Request, maxLength: number): TalkRequest {
   const body: unknown = req.body;
@@ -36,10 +38,8 @@ export function parseTalkRequest(req: Request, maxLength: number): TalkRequest {
   if (message.length > maxLength && codePoints(message) > maxLength) {
     throw new InvalidRequestException(`Field "message" is longer than the ${maxLength} characters allowed.`);
   }
-  if (message.includes('\u0000')) {
-    throw new InvalidRequestException('Field "message" must not contain NUL (U+0000) characters.');
-  }
-  const sessionId = resolveSessionId(req, body, ['header', 'body']);
+  assertStorableText(message, 'message');
+  const sessionId = resolveSessionId(req, body);
   return sessionId === undefined ? { message } : { message, sessionId };
 }
 

@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { RESTAP_OPTIONS, ROUTE_METADATA } from '../../restap.constants';
 import { RestapExceptionFilter } from '../../exceptions/restap-exception.filter';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
-import { TalkService } from '../../core/talk/talk.service';
+import { TalkResponder } from './talk.responder';
 
 /**
  * The POST /talk controller, made per module definition because its path is an option.
@@ -17,7 +17,7 @@ export function createTalkController(path: string): Type<unknown> {
   @UseFilters(RestapExceptionFilter)
   class TalkController {
     constructor(
-      private readonly talk: TalkService,
+      private readonly talk: TalkResponder,
       @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     ) {}
 

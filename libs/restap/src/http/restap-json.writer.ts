@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { CONTENT_TYPE_JSON } from '../../restap.constants';
+import { CONTENT_TYPE_JSON } from '../restap.constants';
 
 const JSON_UTF8 = `${CONTENT_TYPE_JSON}; charset=utf-8`;
 

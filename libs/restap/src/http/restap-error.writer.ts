@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { RestapException } from '../../exceptions';
+import type { RestapException } from '../exceptions';
 import { writeJson } from './restap-json.writer';
 
 /**

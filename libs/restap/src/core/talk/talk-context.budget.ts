@@ -1,0 +1,120 @@
+import { NEWS_GUARD } from '../../restap.constants';
+import type { RestapContextBudget } from '../../interfaces/restap-options.interface';
+import type { NewsItem } from '../../interfaces/news.interface';
+import type { TalkTurn } from '../../interfaces/talk.interface';
+import type { StoredNews } from '../../persistence/news.store';
+import { newsIdOf } from '../news/news-page.writer';
+
+/** `talk.contextBudget` defaults (see `RestapContextBudget`). */
+export const DEFAULT_CONTEXT_BUDGET: Required<RestapContextBudget> = { totalChars: 64_000, itemChars: 8_000 };
+
+/** Appended, for the model, to an assistant reply that did not complete (client left, error, shutdown). */
+export const INTERRUPTED_NOTE = '[This reply was interrupted before it was complete: treat it as unfinished, not as said.]';
+
+/** The marker ending a cut text. */
+export const cutMarker = (shown: number, total: number): string => ` …[cut: ${total} characters in all, the first ${shown} shown]`;
+
+/** `text` at most `max` characters (UTF-16 units), never ending inside a surrogate pair, plus the marker. */
+function cutText(text: string, max: number, total = text.length): string {
+  if (text.length <= max && total <= text.length) return text;
+  let end = Math.min(max, text.length);
+  if (end > 0 && end < text.length && /[\ud800-\udbff]/.test(text[end - 1])) end--;
+  return `${text.slice(0, end)}${cutMarker(end, total)}`;
+}
+
+/** Items this module built for rows cut in storage (a sender's own `truncated` field is never taken for one). */
+const CUT_ITEMS = new WeakSet<object>();
+
+/** The preview a cut item carries. */
+interface Truncated {
+  chars: number;
+  preview: string;
+}
+
+/**
+ * What `ctx.news` holds for a stored item longer than `talk.contextBudget.itemChars`: its type,
+ * timestamp and id, and the beginning of its JSON (`truncated.preview`, `truncated.chars` in all).
+ */
+export function cutNewsItem(row: StoredNews & { cut: NonNullable<StoredNews['cut']> }): NewsItem {
+  const truncated: Truncated = Object.freeze({ chars: row.cut.chars, preview: row.body });
+  const item: NewsItem = Object.freeze({ type: row.cut.type, timestamp: row.ts, news_id: newsIdOf(row.id), truncated });
+  CUT_ITEMS.add(item);
+  return item;
+}
+
+/**
+ * One news item as the model reads it after the guard: its JSON, cut to `itemChars` with a
+ * marker. Undefined when it cannot be rendered (a cyclic or too deeply nested object from a custom
+ * news source): the caller leaves it out rather than fail the turn.
+ */
+export function newsText(item: NewsItem, itemChars: number): string | undefined {
+  if (CUT_ITEMS.has(item)) {
+    const { chars, preview } = item.truncated as Truncated;
+    return cutText(preview, itemChars, chars);
+  }
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(item);
+  } catch {
+    return undefined;
+  }
+  return typeof json === 'string' ? cutText(json, itemChars) : undefined;
+}
+
+/** A history turn within `itemChars`: its content cut with a marker (in storage, or here). */
+function fitTurn(turn: TalkTurn, itemChars: number): TalkTurn {
+  if (turn.fullLength !== undefined) return { ...turn, content: cutText(turn.content, itemChars, turn.fullLength) };
+  if (turn.content.length <= itemChars) return turn;
+  return { ...turn, content: cutText(turn.content, itemChars), fullLength: turn.content.length };
+}
+
+/** One history turn as the model reads it: an unfinished reply says so. Empty when there is nothing to say. */
+export function turnText(turn: TalkTurn): string {
+  if (!turn.content) return '';
+  return turn.role === 'assistant' && turn.status !== 'complete' ? `${turn.content}\n\n${INTERRUPTED_NOTE}` : turn.content;
+}
+
+/** A turn's context within its budget. */
+export interface FittedContext {
+  news: readonly NewsItem[];
+  /** `newsText()` of each of `news`. */
+  newsTexts: readonly string[];
+  history: readonly TalkTurn[];
+}
+
+/**
+ * Fits news and history into `budget`, newest first: each item or message cut to `itemChars`,
+ * news within half of `totalChars`, history within the rest; what is older than the first item
+ * that does not fit is left out. `onSkip` hears of items that cannot be rendered at all.
+ */
+export function fitContext(
+  news: readonly NewsItem[],
+  history: readonly TalkTurn[],
+  budget: Required<RestapContextBudget>,
+  onSkip?: (item: NewsItem) => void,
+): FittedContext {
+  const { totalChars, itemChars } = budget;
+  const keptNews: Array<[NewsItem, string]> = [];
+  let used = 0;
+  for (let i = news.length - 1; i >= 0; i--) {
+    const text = newsText(news[i], itemChars);
+    if (text === undefined) {
+      onSkip?.(news[i]);
+      continue;
+    }
+    const size = NEWS_GUARD.length + 1 + text.length;
+    if (used + size > totalChars / 2) break;
+    used += size;
+    keptNews.push([news[i], text]);
+  }
+  const keptHistory: TalkTurn[] = [];
+  for (let i = history.length - 1; i >= 0; i--) {
+    const turn = fitTurn(history[i], itemChars);
+    const size = turnText(turn).length;
+    if (used + size > totalChars) break;
+    used += size;
+    keptHistory.push(turn);
+  }
+  keptNews.reverse();
+  return { news: keptNews.map(([item]) => item), newsTexts: keptNews.map(([, text]) => text), history: keptHistory.reverse() };
+}
