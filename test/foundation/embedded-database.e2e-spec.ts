@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
+import { RESTAP_MIGRATIONS } from 'nestjs-restap';
 import { databaseTargetFromEnv } from '../../apps/sample-agent/src/database/database.options';
 import { RunningApp, startSample } from '../support/sample-app';
 
@@ -42,8 +43,8 @@ describe('Embedded PostgreSQL (PGlite) is the zero-setup default, and keeps its 
     const ds = agent.app.get(DataSource);
     const rows = await ds.query(`SELECT key_hash FROM restap_sessions`);
     expect(rows.map((r: { key_hash: Buffer }) => Buffer.from(r.key_hash).toString())).toEqual(['written-before-restart']);
-    const migrations = await ds.query(`SELECT name FROM migrations`);
-    expect(migrations.map((m: { name: string }) => m.name)).toEqual(['RestapInit1764700000000']);
+    const migrations = await ds.query(`SELECT name FROM migrations ORDER BY id`);
+    expect(migrations.map((m: { name: string }) => m.name)).toEqual(RESTAP_MIGRATIONS.map((m) => m.name));
     expect(statSync(join(dataDir, 'PG_VERSION')).mtimeMs).toBe(pgVersion);
   });
 });

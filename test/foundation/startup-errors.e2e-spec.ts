@@ -142,4 +142,18 @@ describe('Startup fails loudly, with the fix in the message, on each misuse', ()
       await empty.close();
     }
   });
+
+  it('a database migrated by an earlier version (tool steps migration not run) stops startup and names the migration', async () => {
+    const old = await openFixtureDatabase();
+    try {
+      @Module({ imports: [old.typeorm({ autoLoadEntities: true, migrations: [RESTAP_MIGRATIONS[0]], migrationsRun: true }), RestapModule.forRoot(AGENT)] })
+      class OldMigrationsModule {}
+      const error = await bootError(OldMigrationsModule);
+      expect(error?.message).toBe(
+        "RESTAP migrations are pending (RestapToolSteps1764800000000): add RESTAP_MIGRATIONS from 'nestjs-restap' to your DataSource's migrations and run them (migrationsRun: true, or the TypeORM CLI).",
+      );
+    } finally {
+      await old.close();
+    }
+  });
 });

@@ -28,14 +28,44 @@ export interface FakeLlmBehaviour {
   chunkDelayMs: number;
   /** Answer with this HTTP error status instead of a completion. */
   failWithStatus?: number;
+  /**
+   * A scripted model: given the request, the text and/or tool calls of the next assistant
+   * message (takes precedence over `reply`). Streamed tool calls arrive in pieces: each call's
+   * id and name first, then its arguments `argumentChunk` characters at a time, the calls'
+   * pieces interleaved, then `finish_reason: "tool_calls"`.
+   */
+  respond?: (body: ChatRequestBody) => FakeLlmReply;
+}
+
+/** One assistant message of a scripted fake model. */
+export interface FakeLlmReply {
+  text?: string;
+  toolCalls?: Array<{ id: string; name: string; arguments: string }>;
+  /** Characters of arguments per streamed piece. @default 4 */
+  argumentChunk?: number;
+}
+
+/** A chat message as OpenAI-compatible clients send it (tool calls and results included). */
+export interface ChatMessage {
+  role: string;
+  content: string | null;
+  tool_calls?: Array<{ id: string; type: string; function: { name: string; arguments: string } }>;
+  tool_call_id?: string;
 }
 
 /** The part of a chat-completions request body the fake reads. */
 export interface ChatRequestBody {
   model?: string;
+  /** Text messages (`messagesOf(body)` reads tool calls and results too). */
   messages?: Array<{ role: string; content: string }>;
+  tools?: Array<{ type: string; function: { name: string; description?: string; parameters?: Record<string, unknown> } }>;
   stream?: boolean;
   [extra: string]: unknown;
+}
+
+/** The messages of a request as sent, tool calls and tool results included. */
+export function messagesOf(body: unknown): ChatMessage[] {
+  return ((body as { messages?: ChatMessage[] } | undefined)?.messages ?? []) as ChatMessage[];
 }
 
 /** A running fake OpenAI-compatible server. */
@@ -107,6 +137,7 @@ async function answer(record: FakeLlmRequest, res: ServerResponse, behaviour: Fa
     return json(res, record, behaviour.failWithStatus, { error: { message: 'Simulated failure', type: 'server_error' } });
   }
   const body = (record.body ?? {}) as ChatRequestBody;
+  if (behaviour.respond) return scripted(record, res, body, behaviour.respond(body), behaviour);
   const reply = typeof behaviour.reply === 'function' ? behaviour.reply(body) : behaviour.reply;
   const base = { id: 'chatcmpl-fake', created: Math.floor(Date.now() / 1000), model: body.model ?? 'fake-model' };
   if (!body.stream) {
@@ -129,6 +160,44 @@ async function answer(record: FakeLlmRequest, res: ServerResponse, behaviour: Fa
   res.write('data: [DONE]\n\n');
   record.finished = true;
   res.end();
+}
+
+/** A scripted assistant message: text deltas, then tool calls in interleaved pieces (or one JSON completion). */
+async function scripted(record: FakeLlmRequest, res: ServerResponse, body: ChatRequestBody, reply: FakeLlmReply, behaviour: FakeLlmBehaviour): Promise<void> {
+  const base = { id: 'chatcmpl-fake', created: Math.floor(Date.now() / 1000), model: body.model ?? 'fake-model' };
+  const calls = reply.toolCalls ?? [];
+  const finish = calls.length ? 'tool_calls' : 'stop';
+  if (!body.stream) {
+    const tool_calls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+    const message = { role: 'assistant', content: reply.text ?? null, ...(calls.length ? { tool_calls } : {}) };
+    return json(res, record, 200, { ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: finish }] });
+  }
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+  res.flushHeaders();
+  const frames: object[] = [{ role: 'assistant', content: null }];
+  for (const part of reply.text ? behaviour.split(reply.text) : []) frames.push({ content: part });
+  const size = reply.argumentChunk ?? 4;
+  const pieces = calls.map((c) => chunksOf(c.arguments, size));
+  calls.forEach((c, index) => frames.push({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }));
+  for (let i = 0; pieces.some((p) => i < p.length); i++) {
+    pieces.forEach((p, index) => i < p.length && frames.push({ tool_calls: [{ index, function: { arguments: p[i] } }] }));
+  }
+  for (const [i, delta] of frames.entries()) {
+    await delay(i === 0 ? behaviour.firstChunkDelayMs : behaviour.chunkDelayMs);
+    if (record.aborted || res.destroyed) return;
+    res.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`);
+    record.chunksSent++;
+  }
+  res.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: finish }] })}\n\n`);
+  res.write('data: [DONE]\n\n');
+  record.finished = true;
+  res.end();
+}
+
+function chunksOf(text: string, size: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out.length ? out : [''];
 }
 
 function json(res: ServerResponse, record: FakeLlmRequest, status: number, body: object): void {

@@ -20,7 +20,8 @@ export const AGENT_INFO = {
 export const SYSTEM_PROMPT =
   'You are the Text Analysis Agent, an AI agent specialized in text processing and analysis. ' +
   'Besides talking, you offer two capabilities over HTTP: POST /text/echo returns a text unchanged and ' +
-  'POST /text/reverse returns it reversed; mention them when they help. Answer concisely.';
+  'POST /text/reverse returns it reversed; mention them when they help, and call them as tools when asked ' +
+  'to echo or reverse a text. Answer concisely.';
 
 /** The sample RESTAP agent. `AppModule.register(config)` lets tests choose the database. */
 @Module({})
@@ -34,6 +35,8 @@ export class AppModule {
           agent: AGENT_INFO,
           talk: {
             systemPrompt: SYSTEM_PROMPT,
+            // Only a model calls tools: offline, the catalog advertises no tool events.
+            tools: config.llm !== undefined && !config.bench,
             ...(config.heartbeatMs ? { heartbeatMs: config.heartbeatMs } : {}),
             ...(config.maxStreams ? { maxStreams: config.maxStreams } : {}),
             ...(config.maxStreamsPerClient ? { maxStreamsPerClient: config.maxStreamsPerClient } : {}),

@@ -36,6 +36,8 @@ import { NewsService } from './core/news/news.service';
 import { NewsWaits } from './core/news/news-waits';
 import { NewsWakeups } from './core/news/news-wakeups';
 import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
+import { CapabilityInvoker } from './core/invoker/capability-invoker';
+import { CapabilityTools } from './core/tools/capability-tools';
 
 /** Where the rate limit counts: Redis or PostgreSQL shared by the replicas, the host's own store, or memory. */
 function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSource): ThrottlerStorage {
@@ -87,7 +89,9 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     NewsWaits,
     NewsService,
     { provide: RESTAP_TALK_NEWS_SOURCE, useExisting: NewsService },
+    CapabilityInvoker,
+    CapabilityTools,
   ],
-  exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry, TalkService],
+  exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools],
 })
 export class RestapModule extends RestapConfigurableModule {}

@@ -1,13 +1,14 @@
 import OpenAI from 'openai';
-import type { TalkMessage } from 'nestjs-restap';
+import { openAiToolLoop, type TalkChunk, type TalkContext } from 'nestjs-restap';
 import type { LlmConfig } from './llm.config';
 
 /**
- * Streams a chat completion from any OpenAI-compatible server through the official `openai`
- * package. Aborting `signal` (the client left /talk) cancels the upstream HTTP request.
+ * Answers a turn with any OpenAI-compatible server through the official `openai` package and the
+ * module's tool loop: the model may call the app's capabilities (`ctx.tools`) with the caller's
+ * credentials. Aborting `ctx.signal` (the client left /talk) cancels the upstream request.
  *
  * @example
- * for await (const text of adapter.stream(ctx.toMessages(), ctx.signal)) process.stdout.write(text);
+ * for await (const chunk of adapter.answer(ctx)) console.log(chunk);
  */
 export class OpenAiChatAdapter {
   private readonly client: OpenAI;
@@ -21,12 +22,8 @@ export class OpenAiChatAdapter {
     });
   }
 
-  /** The reply's text deltas, as the server produces them. */
-  async *stream(messages: TalkMessage[], signal: AbortSignal): AsyncGenerator<string> {
-    const completion = await this.client.chat.completions.create({ model: this.config.model, messages, stream: true }, { signal });
-    for await (const chunk of completion) {
-      const text = chunk.choices[0]?.delta?.content;
-      if (text) yield text;
-    }
+  /** The reply's text deltas and `tool.*` events, as the server and the tools produce them. */
+  answer(ctx: TalkContext): AsyncIterable<string | TalkChunk> {
+    return openAiToolLoop(ctx, { client: this.client, model: this.config.model });
   }
 }

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleInit, Optional } from '@nestjs/common';
-import { Talk, type TalkContext } from 'nestjs-restap';
+import { Talk, type TalkChunk, type TalkContext } from 'nestjs-restap';
 import { benchReply } from './bench.responder';
 import { LLM_CONFIG, type LlmConfig } from './llm.config';
 import { OfflineResponder } from './offline.responder';
@@ -9,8 +9,8 @@ import { OpenAiChatAdapter } from './openai-chat.adapter';
 export const BENCH_MODE = Symbol('BENCH_MODE');
 
 /**
- * The sample's /talk handler: an OpenAI-compatible LLM when one is configured, else the offline
- * responder. Either way the reply streams, and a client that leaves stops it (`ctx.signal`).
+ * The sample's /talk handler: an OpenAI-compatible LLM when one is configured (it may call the
+ * text capabilities as tools), else the offline responder. Either way the reply streams, and a client that leaves stops it (`ctx.signal`).
  */
 @Injectable()
 export class SampleBrain implements OnModuleInit {
@@ -45,8 +45,8 @@ export class SampleBrain implements OnModuleInit {
   }
 
   @Talk()
-  answer(ctx: TalkContext): AsyncIterable<string> | string | Promise<string> {
+  answer(ctx: TalkContext): AsyncIterable<string | TalkChunk> | string | Promise<string> {
     if (this.bench) return benchReply(ctx);
-    return this.llm ? this.llm.stream(ctx.toMessages(), ctx.signal) : this.offline.stream(ctx);
+    return this.llm ? this.llm.answer(ctx) : this.offline.stream(ctx);
   }
 }

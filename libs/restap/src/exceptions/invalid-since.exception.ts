@@ -1,4 +1,5 @@
 import { RestapException } from './restap.exception';
+import { ERROR_CODES } from '../wire/constants';
 
 /** 400: GET /news `since` is not a non-negative integer number of milliseconds. */
 export class InvalidSinceException extends RestapException {
@@ -6,6 +7,6 @@ export class InvalidSinceException extends RestapException {
     message = 'since must be a non-negative integer: the largest item timestamp (ms) already seen, or 0.',
     headers?: Record<string, string>,
   ) {
-    super(400, 'invalid_since', message, headers);
+    super(400, ERROR_CODES.invalidSince, message, headers);
   }
 }

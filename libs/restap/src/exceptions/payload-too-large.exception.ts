@@ -1,7 +1,8 @@
 import { RestapException } from './restap.exception';
+import { ERROR_CODES } from '../wire/constants';
 
 export class PayloadTooLargeException extends RestapException {
   constructor(message = 'The request body is too large.', headers?: Record<string, string>) {
-    super(413, 'payload_too_large', message, headers);
+    super(413, ERROR_CODES.payloadTooLarge, message, headers);
   }
 }

@@ -14,5 +14,7 @@ export interface CapabilityOptions {
   input?: Type<unknown>;
   /** Publish a `job.completed` news item after the handler succeeds. @default false */
   news?: boolean;
+  /** Offer the capability to the model behind /talk (and other doors) as a tool. @default true */
+  tool?: boolean;
   [extra: string]: unknown;
 }

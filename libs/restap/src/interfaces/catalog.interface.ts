@@ -1,48 +1,20 @@
-/** Wire types of the discovery document (spec, "The Catalog Document"). */
+/** Wire types of the discovery document: defined once for the module and the client (see `../wire`). */
+import type { CatalogPackage, CatalogProtocol } from '../wire/catalog';
 
-export type JsonSchema = { [key: string]: unknown };
+export type {
+  JsonSchema,
+  CapabilityParameter,
+  CatalogStreaming,
+  CatalogSessions,
+  CatalogCapability,
+  CatalogPackage,
+  CatalogProtocol,
+  CatalogAgent,
+  RestapCatalog,
+} from '../wire/catalog';
 
-export interface RestapPackage {
-  name: string;
-  type: string;
-  [extra: string]: unknown;
-}
-
-export interface RestapProtocol {
-  available: boolean;
-  endpoint?: string;
-}
-
-export type RestapProtocols = Record<string, RestapProtocol>;
-
-export interface CapabilityParameter {
-  name: string;
-  in: 'path' | 'query';
-  required: boolean;
-  schema: JsonSchema;
-  description?: string;
-}
-
-export interface CatalogCapability {
-  id: string;
-  title: string;
-  method: string;
-  endpoint: string;
-  description?: string;
-  input_schema?: JsonSchema;
-  output_schema?: JsonSchema;
-  parameters?: CapabilityParameter[];
-  content_types?: string[];
-  output_formats?: string[];
-  streaming?: { supported: boolean; transport?: 'sse'; events?: string[] };
-  sessions?: { supported: boolean; required?: boolean };
-  [extra: string]: unknown;
-}
-
-export interface RestapCatalog {
-  restap_version: string;
-  agent: { name: string; description?: string; contact?: string; [extra: string]: unknown };
-  capabilities: CatalogCapability[];
-  packages?: RestapPackage[];
-  protocols?: RestapProtocols;
-}
+/** An advertised package (the `packages` option). */
+export type RestapPackage = CatalogPackage;
+/** One protocol of the `protocols` option. */
+export type RestapProtocol = CatalogProtocol;
+export type RestapProtocols = Record<string, CatalogProtocol>;

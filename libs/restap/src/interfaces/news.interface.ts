@@ -1,19 +1,17 @@
-/** A /news item as it travels on the wire (GET /news items, `@News()` handlers, `ctx.news`). */
-export interface NewsItem {
-  type: string;
-  /** Milliseconds since the epoch; strictly increasing in commit order within a feed. */
-  timestamp: number;
+import type { NewsAck as WireNewsAck, NewsItem as WireNewsItem, NewsPage as WireNewsPage } from '../wire/news';
+
+export type { NewNewsItem } from '../wire/news';
+
+/**
+ * A /news item as it travels on the wire (GET /news items, `@News()` handlers, `ctx.news`). The
+ * wire type (see `../wire`), with what this module always sends: a `news_id`.
+ */
+export interface NewsItem extends WireNewsItem {
   news_id: string;
-  from?: string;
-  in_reply_to?: string;
-  message?: string;
-  data?: unknown;
-  /** Any other field the sender included, kept as sent. */
-  [extra: string]: unknown;
 }
 
 /** `GET /news` answer. */
-export interface NewsPage {
+export interface NewsPage extends WireNewsPage {
   items: NewsItem[];
   /**
    * Where the read stopped, ms: the last item's timestamp when `has_more`, else the feed's committed
@@ -26,7 +24,7 @@ export interface NewsPage {
 }
 
 /** `POST /news` answer (spec, end-to-end example flow). */
-export interface NewsAck {
+export interface NewsAck extends WireNewsAck {
   status: 'received';
   news_id: string;
   message: string;

@@ -56,6 +56,13 @@ export interface RestapTalkOptions {
   maxStreamsPerClient?: number;
   /** Optional SSE events the handler emits, advertised in the catalog. @default [] */
   events?: Array<'status' | 'tool.start' | 'tool.delta' | 'tool.end' | 'artifact'>;
+  /**
+   * Offer the app's capabilities to the `@Talk()` handler as tools (`ctx.tools`; every
+   * `@Capability()` unless `tool: false`); `false` hands it none. @default true
+   */
+  tools?: boolean;
+  /** Time one tool call may take before the model gets a timeout error as its result, ms. @default 30000 */
+  toolTimeoutMs?: number;
   /** Catalog title. @default 'Talk to agent' */
   title?: string;
   /** Catalog description. */

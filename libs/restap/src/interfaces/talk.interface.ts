@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Observable } from 'rxjs';
 import type { NewsItem } from './news.interface';
+import type { JsonSchema } from './catalog.interface';
 
 /** Who wrote a turn of a conversation. */
 export type TalkRole = 'user' | 'assistant';
@@ -21,12 +22,86 @@ export interface TalkTurn {
    * the whole message's length, characters. The cut is marked at the end of `content`.
    */
   fullLength?: number;
+  /** The tools the assistant called while producing this reply, in order (assistant turns only). */
+  toolSteps?: readonly TalkToolStep[];
 }
 
-/** An OpenAI-style chat message, as returned by `ctx.toMessages()`. */
-export interface TalkMessage {
-  role: 'system' | 'user' | 'assistant';
+/** One tool call of an assistant turn and the result the model was given. */
+export interface TalkToolCallRecord {
+  /** The call id the model gave (OpenAI `tool_call.id`). */
+  id: string;
+  /** The tool name the model used, e.g. `text_reverse`. */
+  name: string;
+  /** The arguments exactly as the model wrote them (a JSON text, possibly invalid). */
+  arguments: string;
+  /** The text handed back to the model as the tool's result (the error text when it failed). */
+  result: string;
+  ok: boolean;
+}
+
+/** The calls the model asked for in one message (run in parallel), with their results. */
+export interface TalkToolStep {
+  calls: TalkToolCallRecord[];
+}
+
+/** A tool call inside an OpenAI-style assistant message. */
+export interface TalkMessageToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/**
+ * An OpenAI-style chat message, as returned by `ctx.toMessages()`: system, user and assistant
+ * text, and an earlier turn's tool steps as an assistant message with `tool_calls` followed by
+ * one `tool` message per call.
+ */
+export type TalkMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: TalkMessageToolCall[] }
+  | { role: 'tool'; content: string; tool_call_id: string };
+
+/** A capability offered to the model as a tool (`ctx.tools.list`). */
+export interface TalkTool {
+  /** The function name the model calls, e.g. `text_reverse` for the capability `text.reverse`. */
+  name: string;
+  /** The capability's id, e.g. `text.reverse`. */
+  capabilityId: string;
+  /** The capability's title and description, for the model. */
+  description: string;
+  /** JSON Schema of the arguments: the body's schema with path and query parameters folded in. */
+  parameters: JsonSchema;
+}
+
+/** What a tool call gave back: the capability's result or a typed error, and the text for the model. */
+export type TalkToolResult = (
+  | { ok: true; status: number; body: unknown }
+  | { ok: false; status: number; error: string; message: string }
+) & {
+  /** The call's id (the one given, or a minted one). */
+  id: string;
+  /** What to hand the model as the tool's result: the JSON body, or the error as text. */
   content: string;
+};
+
+/** Options of one `ctx.tools.call()`. */
+export interface TalkToolCallOptions {
+  /** The model's call id (kept in history as `tool_call_id`). @default a minted `call_…` id */
+  id?: string;
+  /** Calls with the same step key were asked for in one model message; they replay as one. @default a step of its own */
+  step?: string | number;
+}
+
+/**
+ * The app's capabilities as tools for this turn (empty when `talk.tools` is false). A call runs
+ * the capability through the host's guards, pipes, interceptors and filters with the caller's
+ * credentials, is cut at `talk.toolTimeoutMs` and by `ctx.signal`, never throws, and is recorded
+ * with the turn so the next turn's `ctx.toMessages()` replays it.
+ */
+export interface TalkTools {
+  readonly list: readonly TalkTool[];
+  /** Calls a tool by name; `args` is an object or the model's JSON text of one. */
+  call(name: string, args: unknown, options?: TalkToolCallOptions): Promise<TalkToolResult>;
 }
 
 /** A text chunk to append to the reply; a plain string means the same. */
@@ -42,7 +117,10 @@ export interface TalkStatusChunk {
   [extra: string]: unknown;
 }
 
-/** A presentational hint that the agent is using a tool (optional SSE events `tool.*`). */
+/**
+ * A presentational hint that the agent is using a tool (optional SSE events `tool.*`). The tool
+ * loop sends `tool.start` `{id, name, arguments}` and `tool.end` `{id, name, ok, result}`.
+ */
 export interface TalkToolChunk {
   event: 'tool.start' | 'tool.delta' | 'tool.end';
   name?: string;
@@ -93,6 +171,8 @@ export interface TalkContext {
   readonly signal: AbortSignal;
   /** The request's headers (lower-case names), less Restap-Session-Id (see `sessionId`). */
   readonly headers: Readonly<IncomingHttpHeaders>;
+  /** The app's capabilities as tools the model may call (see `openAiToolLoop`). */
+  readonly tools: TalkTools;
   /** System prompt, guarded news, history, then the new user message, ready for a chat API. */
   toMessages(): TalkMessage[];
 }

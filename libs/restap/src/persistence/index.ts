@@ -1,4 +1,5 @@
 import { RestapInit1764700000000 } from './migrations/1764700000000-restap-init';
+import { RestapToolSteps1764800000000 } from './migrations/1764800000000-restap-tool-steps';
 import { RestapNewsEntity, RestapNewsSequenceEntity } from './entities/restap-news.entity';
 import { RestapSessionEntity } from './entities/restap-session.entity';
 import { RestapTurnEntity } from './entities/restap-turn.entity';
@@ -7,9 +8,12 @@ import { RestapTurnEntity } from './entities/restap-turn.entity';
 export const RESTAP_ENTITIES = [RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity];
 
 /** Migrations to add to the host's DataSource `migrations` (run by `migrationsRun` or the TypeORM CLI). */
-export const RESTAP_MIGRATIONS = [RestapInit1764700000000];
+export const RESTAP_MIGRATIONS = [RestapInit1764700000000, RestapToolSteps1764800000000];
 
 /** Tables the module needs; checked at startup. */
 export const RESTAP_TABLES = ['restap_sessions', 'restap_turns', 'restap_news', 'restap_news_sequences'];
 
-export { RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity, RestapInit1764700000000 };
+/** Columns later migrations add to those tables; checked at startup so an upgrade without them fails loudly. */
+export const RESTAP_COLUMNS = [{ table: 'restap_turns', column: 'tool_steps', migration: 'RestapToolSteps1764800000000' }];
+
+export { RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity, RestapInit1764700000000, RestapToolSteps1764800000000 };

@@ -1,4 +1,4 @@
-import type { TalkRole, TalkTurn, TalkTurnStatus } from '../interfaces/talk.interface';
+import type { TalkRole, TalkToolStep, TalkTurn, TalkTurnStatus } from '../interfaces/talk.interface';
 
 /** Injection token of the {@link SessionStore} used by /talk. */
 export const RESTAP_SESSION_STORE = Symbol('RESTAP_SESSION_STORE');
@@ -10,6 +10,8 @@ export interface NewTalkTurn {
   messageId: string;
   status: TalkTurnStatus;
   createdAt: Date;
+  /** The tool calls made while producing an assistant reply (none: undefined). */
+  toolSteps?: readonly TalkToolStep[];
 }
 
 /**

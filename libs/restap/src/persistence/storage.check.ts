@@ -2,11 +2,16 @@ import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { RESTAP_OPTIONS } from '../restap.constants';
 import { RestapBootstrapError } from '../core/registry/restap-bootstrap.error';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
-import { RESTAP_TABLES } from './index';
+import { RESTAP_COLUMNS, RESTAP_TABLES } from './index';
 import { RestapSql, statement } from './restap-sql';
 
 const MISSING_TABLES = statement(`SELECT t.name FROM unnest($1::text[]) AS t(name) WHERE to_regclass(t.name) IS NULL`, 'startup.tables-check');
 const DURABILITY = statement(`SELECT current_setting('synchronous_commit') AS synchronous_commit, current_setting('fsync') AS fsync`, 'startup.durability-check');
+const MISSING_COLUMNS = statement(
+  `SELECT c.col, c.migration FROM unnest($1::text[], $2::text[], $3::text[]) AS c(tbl, col, migration)
+   WHERE NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = to_regclass(c.tbl) AND a.attname = c.col AND NOT a.attisdropped)`,
+  'startup.columns-check',
+);
 
 /**
  * At startup: fails with instructions when the module's tables are missing (migrations not run),
@@ -30,7 +35,21 @@ export class StorageCheck implements OnModuleInit {
         `RESTAP tables are missing (${rows.map((r) => r.name).join(', ')}): add RESTAP_MIGRATIONS from 'nestjs-restap' to your DataSource's migrations and run them (migrationsRun: true, or the TypeORM CLI).`,
       );
     }
+    await this.checkColumns();
     await this.checkDurability();
+  }
+
+  /** A database migrated by an older version lacks what later migrations add: say which, not a 503 on every turn. */
+  private async checkColumns(): Promise<void> {
+    const missing = await this.sql.query<{ col: string; migration: string }>(MISSING_COLUMNS, [
+      RESTAP_COLUMNS.map((c) => c.table),
+      RESTAP_COLUMNS.map((c) => c.column),
+      RESTAP_COLUMNS.map((c) => c.migration),
+    ]);
+    if (!missing.length) return;
+    throw new RestapBootstrapError(
+      `RESTAP migrations are pending (${[...new Set(missing.map((m) => m.migration))].join(', ')}): add RESTAP_MIGRATIONS from 'nestjs-restap' to your DataSource's migrations and run them (migrationsRun: true, or the TypeORM CLI).`,
+    );
   }
 
   private async checkDurability(): Promise<void> {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { GroupCommit } from './group-commit';
 import { RestapSql, statement } from './restap-sql';
 import { toStorableText } from '../core/text/storable-text';
-import type { TalkRole, TalkTurn, TalkTurnStatus } from '../interfaces/talk.interface';
+import type { TalkRole, TalkToolStep, TalkTurn, TalkTurnStatus } from '../interfaces/talk.interface';
 import type { NewTalkTurn, SessionStore } from './session.store';
 
 /**
@@ -11,10 +11,10 @@ import type { NewTalkTurn, SessionStore } from './session.store';
  * Contents longer than `$3` characters come back as their beginning, with their full length.
  */
 export const LOAD_HISTORIES = statement(`
-  SELECT encode(s.key_hash, 'hex') AS session, t.message_id, t.role, substr(t.content, 1, $3::int) AS content, length(t.content) AS chars, length(t.content) > $3::int AS cut, t.status, t.created_at
+  SELECT encode(s.key_hash, 'hex') AS session, t.message_id, t.role, substr(t.content, 1, $3::int) AS content, length(t.content) AS chars, length(t.content) > $3::int AS cut, t.status, t.created_at, t.tool_steps
   FROM restap_sessions s
   CROSS JOIN LATERAL (
-    SELECT id, message_id, role, content, status, created_at
+    SELECT id, message_id, role, content, status, created_at, tool_steps
     FROM restap_turns
     WHERE session_id = s.id
     ORDER BY id DESC
@@ -31,16 +31,16 @@ export const LOAD_HISTORIES = statement(`
  */
 export const APPEND_TURNS = statement(`
   WITH t AS (
-    SELECT * FROM unnest($1::bytea[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[])
-      WITH ORDINALITY AS t(key_hash, message_id, role, content, status, created_at, ord)
+    SELECT * FROM unnest($1::bytea[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[])
+      WITH ORDINALITY AS t(key_hash, message_id, role, content, status, created_at, tool_steps, ord)
   ), session AS (
     INSERT INTO restap_sessions AS s (key_hash)
     SELECT DISTINCT key_hash FROM t ORDER BY key_hash
     ON CONFLICT (key_hash) DO UPDATE SET last_active_at = now()
     RETURNING s.id, s.key_hash
   )
-  INSERT INTO restap_turns (session_id, message_id, role, content, status, created_at)
-  SELECT session.id, t.message_id, t.role, t.content, t.status, t.created_at
+  INSERT INTO restap_turns (session_id, message_id, role, content, status, created_at, tool_steps)
+  SELECT session.id, t.message_id, t.role, t.content, t.status, t.created_at, t.tool_steps::jsonb
   FROM t JOIN session USING (key_hash)
   ORDER BY t.ord`, 'talk.turns-append');
 
@@ -59,6 +59,8 @@ interface TurnRow {
   cut: boolean;
   status: TalkTurnStatus;
   created_at: Date | string;
+  /** jsonb: parsed by node-postgres, text through some drivers; null for turns without tools. */
+  tool_steps: TalkToolStep[] | string | null;
 }
 
 interface HistoryRead {
@@ -119,6 +121,7 @@ export class TypeOrmSessionStore implements SessionStore {
         status: row.status,
         createdAt: row.created_at instanceof Date ? row.created_at : new Date(row.created_at),
         ...(row.cut ? { fullLength: Number(row.chars) } : {}),
+        ...(row.tool_steps ? { toolSteps: typeof row.tool_steps === 'string' ? (JSON.parse(row.tool_steps) as TalkToolStep[]) : row.tool_steps } : {}),
       });
     }
     // A session asked for twice in one batch gets its own copy each time.
@@ -132,6 +135,7 @@ export class TypeOrmSessionStore implements SessionStore {
     const contents: string[] = [];
     const statuses: string[] = [];
     const createdAts: string[] = [];
+    const toolSteps: Array<string | null> = [];
     for (const { keyHash, turns } of batch) {
       for (const t of turns) {
         keys.push(keyHash);
@@ -141,9 +145,13 @@ export class TypeOrmSessionStore implements SessionStore {
         contents.push(toStorableText(t.content));
         statuses.push(t.status);
         createdAts.push(t.createdAt.toISOString());
+        toolSteps.push(t.toolSteps?.length ? JSON.stringify(t.toolSteps, storableStrings) : null);
       }
     }
-    await this.sql.query(APPEND_TURNS, [keys, messageIds, roles, contents, statuses, createdAts]);
+    await this.sql.query(APPEND_TURNS, [keys, messageIds, roles, contents, statuses, createdAts, toolSteps]);
     return batch.map(() => undefined);
   }
 }
+
+/** jsonb cannot hold U+0000 either: the NULs of a model's or tool's strings are replaced like the contents'. */
+const storableStrings = (_key: string, value: unknown): unknown => (typeof value === 'string' ? toStorableText(value) : value);

@@ -66,6 +66,7 @@ export class RestapExplorer implements OnModuleInit {
         inputSchema: this.inputSchema(capability, args, schemas),
         outputSchema: output && schemas.create(output),
         parameters: this.parameters(args, schemas),
+        route: { wrapper, requestMethod: requestMethod as RequestMethod },
       });
     }
   }

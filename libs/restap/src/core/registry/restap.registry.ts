@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type RequestMethod } from '@nestjs/common';
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import type { CapabilityParameter, JsonSchema } from '../../interfaces/catalog.interface';
 import type { CapabilityOptions } from '../../interfaces/capability-options.interface';
 
@@ -12,6 +13,14 @@ export interface RegisteredCapability {
   inputSchema?: JsonSchema;
   outputSchema?: JsonSchema;
   parameters?: CapabilityParameter[];
+  /** The controller and route the capability is served by, for the in-process invoker. */
+  route?: CapabilityRoute;
+}
+
+/** Where Nest serves a capability: its controller's wrapper and the route's request method. */
+export interface CapabilityRoute {
+  wrapper: InstanceWrapper;
+  requestMethod: RequestMethod;
 }
 
 /** A provider method marked with `@Talk()` or `@News()`, bound to its instance. */

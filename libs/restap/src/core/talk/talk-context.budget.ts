@@ -74,6 +74,13 @@ export function turnText(turn: TalkTurn): string {
   return turn.role === 'assistant' && turn.status !== 'complete' ? `${turn.content}\n\n${INTERRUPTED_NOTE}` : turn.content;
 }
 
+/** What a turn's tool steps add to the prompt: each call's name, arguments and result. */
+function toolStepsChars(turn: TalkTurn): number {
+  let chars = 0;
+  for (const step of turn.toolSteps ?? []) for (const c of step.calls) chars += c.name.length + c.arguments.length + c.result.length;
+  return chars;
+}
+
 /** A turn's context within its budget. */
 export interface FittedContext {
   news: readonly NewsItem[];
@@ -110,7 +117,7 @@ export function fitContext(
   const keptHistory: TalkTurn[] = [];
   for (let i = history.length - 1; i >= 0; i--) {
     const turn = fitTurn(history[i], itemChars);
-    const size = turnText(turn).length;
+    const size = turnText(turn).length + toolStepsChars(turn);
     if (used + size > totalChars) break;
     used += size;
     keptHistory.push(turn);

@@ -36,6 +36,43 @@ describe('TalkContext.toMessages() (OpenAI-style [{role, content}])', () => {
     expect(ctx.toMessages().map((m) => m.content)).toEqual(['Hi', 'What is my favorite color?']);
   });
 
+  it('replays an earlier turn\'s tool steps in OpenAI format: assistant tool_calls, then a tool message per call', () => {
+    const withTools: TalkTurn = {
+      ...turn('assistant', 'It is "cba".'),
+      toolSteps: [
+        {
+          calls: [
+            { id: 'call_1', name: 'text_reverse', arguments: '{"text":"abc"}', result: '{"reversed_text":"cba"}', ok: true },
+            { id: 'call_2', name: 'nope', arguments: '{}', result: 'Error 404 unknown_tool: …', ok: false },
+          ],
+        },
+      ],
+    };
+    const ctx = createTalkContext({ ...base, news: [], history: [turn('user', 'Reverse abc'), withTools] });
+    expect(ctx.toMessages()).toEqual([
+      { role: 'user', content: 'Reverse abc' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_1', type: 'function', function: { name: 'text_reverse', arguments: '{"text":"abc"}' } },
+          { id: 'call_2', type: 'function', function: { name: 'nope', arguments: '{}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_1', content: '{"reversed_text":"cba"}' },
+      { role: 'tool', tool_call_id: 'call_2', content: 'Error 404 unknown_tool: …' },
+      { role: 'assistant', content: 'It is "cba".' },
+      { role: 'user', content: 'What is my favorite color?' },
+    ]);
+    expect(Object.isFrozen(ctx.history[1].toolSteps![0].calls[0])).toBe(true);
+  });
+
+  it('without tools, ctx.tools lists none and a call answers unknown_tool instead of throwing', async () => {
+    const ctx = createTalkContext({ ...base, news: [], history: [] });
+    expect(ctx.tools.list).toEqual([]);
+    await expect(ctx.tools.call('text_reverse', {})).resolves.toMatchObject({ ok: false, status: 404, error: 'unknown_tool' });
+  });
+
   it('keeps the Restap-Session-Id header out of ctx.headers (the id is a secret; ctx.sessionId has it)', () => {
     const ctx = createTalkContext({ ...base, news: [], history: [], headers: { 'restap-session-id': 'secret-secret-secret', 'x-trace': 'a' } });
     expect(ctx.headers).toEqual({ 'x-trace': 'a' });
@@ -75,7 +112,7 @@ describe('talk.contextBudget: a turn carries news and history within a size budg
     const news = Array.from({ length: 20 }, (_, n) => item(n, 300));
     const history = Array.from({ length: 20 }, (_, n) => turn(n % 2 ? 'assistant' : 'user', `${n}:${'h'.repeat(200)}`));
     const ctx = createTalkContext({ ...base, budget, news, history });
-    const size = ctx.toMessages().reduce((sum, m) => sum + m.content.length, 0) - 'now'.length;
+    const size = ctx.toMessages().reduce((sum, m) => sum + (m.content ?? '').length, 0) - 'now'.length;
     expect(size).toBeLessThanOrEqual(2_000);
     expect(ctx.news.at(-1)?.news_id).toBe('news_19');
     expect(ctx.news.length).toBeGreaterThan(0);

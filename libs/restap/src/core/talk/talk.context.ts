@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { NEWS_GUARD, SESSION_ID_HEADER } from '../../restap.constants';
 import type { RestapContextBudget } from '../../interfaces/restap-options.interface';
 import type { NewsItem } from '../../interfaces/news.interface';
-import type { TalkContext, TalkMessage, TalkTurn } from '../../interfaces/talk.interface';
+import type { TalkContext, TalkMessage, TalkTools, TalkTurn } from '../../interfaces/talk.interface';
 import { DEFAULT_CONTEXT_BUDGET, fitContext, turnText, type FittedContext } from './talk-context.budget';
 
 const logger = new Logger('Restap');
@@ -20,7 +20,18 @@ export interface TalkContextInit {
   systemPrompt?: string;
   /** Size bounds of news and history (`talk.contextBudget`). @default DEFAULT_CONTEXT_BUDGET */
   budget?: Required<RestapContextBudget>;
+  /** `ctx.tools`; none offered when absent. */
+  tools?: TalkTools;
 }
+
+/** `ctx.tools` of a context built without tools: nothing listed, every call answered unknown_tool. */
+const NO_TOOLS: TalkTools = Object.freeze({
+  list: Object.freeze([]),
+  call: async (name: string, _args: unknown, options: { id?: string } = {}) => {
+    const message = `There is no tool named '${name}': no tools are offered.`;
+    return { ok: false as const, status: 404, error: 'unknown_tool', message, id: options.id ?? 'call_none', content: `Error 404 unknown_tool: ${message}` };
+  },
+});
 
 /**
  * Builds the frozen `TalkContext` handed to the `@Talk()` handler: news and history fitted into
@@ -31,7 +42,7 @@ export function createTalkContext(init: TalkContextInit): TalkContext {
   const fitted = fitContext(init.news, init.history, init.budget ?? DEFAULT_CONTEXT_BUDGET, (item) =>
     logger.warn(`News item ${typeof item.news_id === 'string' ? item.news_id : '(no id)'} left out of a /talk turn: it cannot be rendered as JSON`),
   );
-  const history = Object.freeze(fitted.history.map((turn) => Object.freeze({ ...turn })));
+  const history = Object.freeze(fitted.history.map(freezeTurn));
   const news = Object.freeze([...fitted.news]);
   return Object.freeze({
     message: init.message,
@@ -41,8 +52,15 @@ export function createTalkContext(init: TalkContextInit): TalkContext {
     news,
     signal: init.signal,
     headers: Object.freeze(withoutSessionHeader(init.headers)),
+    tools: init.tools ?? NO_TOOLS,
     toMessages: () => messagesOf(init.systemPrompt, { ...fitted, history }, init.message),
   });
+}
+
+/** A history turn frozen down to its tool steps. */
+function freezeTurn(turn: TalkTurn): TalkTurn {
+  const steps = turn.toolSteps?.map((step) => Object.freeze({ calls: Object.freeze(step.calls.map((c) => Object.freeze({ ...c }))) }));
+  return Object.freeze({ ...turn, ...(steps ? { toolSteps: Object.freeze(steps) } : {}) }) as TalkTurn;
 }
 
 /** The session_id is a secret with its own field: keep it out of headers a handler might log. */
@@ -54,8 +72,10 @@ function withoutSessionHeader(headers: IncomingHttpHeaders): IncomingHttpHeaders
 /**
  * System prompt, then each news item as a system message behind the spec's informational-only
  * guard (so the model absorbs it without answering it), then history, then the new message.
- * News and history are fitted into `budget` first (see `fitContext`). Turns with no content (a
- * failed reply) are left out; a reply that did not complete is marked as interrupted.
+ * News and history are fitted into `budget` first (see `fitContext`). An assistant turn's tool
+ * steps come first, each as an assistant message with `tool_calls` and a `tool` message per call,
+ * so the model knows what it did. Turns with no content (a failed reply) are otherwise left out;
+ * a reply that did not complete is marked as interrupted.
  */
 export function toMessages(
   systemPrompt: string | undefined,
@@ -72,6 +92,14 @@ function messagesOf(systemPrompt: string | undefined, fitted: FittedContext, mes
   if (systemPrompt) messages.push({ role: 'system', content: systemPrompt });
   for (const text of fitted.newsTexts) messages.push({ role: 'system', content: `${NEWS_GUARD}\n${text}` });
   for (const turn of fitted.history) {
+    for (const step of turn.toolSteps ?? []) {
+      messages.push({
+        role: 'assistant',
+        content: null,
+        tool_calls: step.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+      });
+      for (const c of step.calls) messages.push({ role: 'tool', tool_call_id: c.id, content: c.result });
+    }
     const content = turnText(turn);
     if (content) messages.push({ role: turn.role, content });
   }

@@ -10,6 +10,8 @@ import { hashSessionId, mintSessionId } from '../../sessions/session-id';
 import { randomToken } from '../../sessions/random-token';
 import { RestapDrain } from '../../lifecycle/restap-drain.service';
 import type { RestapCaller } from '../caller';
+import { CapabilityTools } from '../tools/capability-tools';
+import { createTalkTools, ToolStepLog } from '../tools/talk-tools';
 import { RestapRegistry, type RegisteredHandler } from '../registry/restap.registry';
 import { createTalkContext } from './talk.context';
 import { assertStorableText } from '../text/storable-text';
@@ -68,6 +70,7 @@ export class TalkService {
     @Inject(RESTAP_SESSION_STORE) private readonly store: SessionStore,
     @Optional() @Inject(RESTAP_TALK_NEWS_SOURCE) private readonly newsSource?: TalkNewsSource,
     @Optional() private readonly drain?: RestapDrain,
+    @Optional() private readonly tools?: CapabilityTools,
   ) {}
 
   /**
@@ -90,6 +93,7 @@ export class TalkService {
       messageId: newMessageId(),
       userMessageId: newMessageId(),
       receivedAt: new Date(),
+      toolSteps: new ToolStepLog(),
     };
     const run = new TalkRun(talk.timeoutMs);
     let finished!: () => void;
@@ -142,6 +146,8 @@ export class TalkService {
       headers: caller.headers,
       systemPrompt: talk.systemPrompt,
       budget,
+      // Calls run with the credentials of the request that started the turn, no more.
+      ...(talk.tools ? { tools: createTalkTools(this.tools, caller, signal, turn.toolSteps) } : {}),
     });
   }
 
@@ -170,7 +176,7 @@ export class TalkService {
     if (!turn.keyHash) return;
     await this.store.appendTurns(turn.keyHash, [
       { role: 'user', content: turn.message, messageId: turn.userMessageId, status: 'complete', createdAt: turn.receivedAt },
-      { role: 'assistant', content: outcome.text, messageId: turn.messageId, status: outcome.status, createdAt: new Date() },
+      { role: 'assistant', content: outcome.text, messageId: turn.messageId, status: outcome.status, createdAt: new Date(), toolSteps: turn.toolSteps.snapshot() },
     ]);
   }
 
@@ -217,4 +223,6 @@ interface TurnState {
   messageId: string;
   userMessageId: string;
   receivedAt: Date;
+  /** The tool calls the handler makes through `ctx.tools`, stored with the reply (also the ones done before an abort). */
+  toolSteps: ToolStepLog;
 }

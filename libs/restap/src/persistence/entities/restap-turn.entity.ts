@@ -1,5 +1,6 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { RestapSessionEntity } from './restap-session.entity';
+import type { TalkToolStep } from '../../interfaces/talk.interface';
 
 export type TurnRole = 'user' | 'assistant';
 export type TurnStatus = 'complete' | 'aborted' | 'error';
@@ -29,6 +30,10 @@ export class RestapTurnEntity {
 
   @Column({ type: 'text', default: 'complete' })
   status: TurnStatus;
+
+  /** The tool calls an assistant reply made, with their results (OpenAI replay); null when none. */
+  @Column({ name: 'tool_steps', type: 'jsonb', nullable: true })
+  toolSteps: TalkToolStep[] | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;

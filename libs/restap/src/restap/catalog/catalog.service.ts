@@ -1,13 +1,14 @@
-import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { CONTENT_TYPE_JSON, CONTENT_TYPE_SSE, RESTAP_VERSION, SSE_REQUIRED_EVENTS, RESTAP_OPTIONS } from '../../restap.constants';
+import { CONTENT_TYPE_JSON, CONTENT_TYPE_SSE, RESTAP_VERSION, SSE_REQUIRED_EVENTS, RESTAP_OPTIONS, TOOL_EVENTS } from '../../restap.constants';
 import { RestapRegistry, RegisteredCapability } from '../../core/registry/restap.registry';
 import type { CatalogCapability, RestapCatalog } from '../../interfaces/catalog.interface';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { MAX_NEWS_WAIT_SECONDS } from '../../core/news/news-request.parser';
+import { CapabilityTools } from '../../core/tools/capability-tools';
 
 /** Decorator option keys that configure us rather than describe the capability. */
-const INTERNAL_OPTION_KEYS = new Set(['id', 'title', 'description', 'output', 'input', 'news']);
+const INTERNAL_OPTION_KEYS = new Set(['id', 'title', 'description', 'output', 'input', 'news', 'tool']);
 
 /**
  * The discovery document, built once at bootstrap. `bytes` and `etag` are what
@@ -23,6 +24,7 @@ export class CatalogService implements OnApplicationBootstrap {
   constructor(
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly registry: RestapRegistry,
+    @Optional() private readonly tools?: CapabilityTools,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -69,7 +71,7 @@ export class CatalogService implements OnApplicationBootstrap {
         description: talk.description,
         output_formats: talk.streaming ? [CONTENT_TYPE_JSON, CONTENT_TYPE_SSE] : [CONTENT_TYPE_JSON],
         streaming: talk.streaming
-          ? { supported: true, transport: 'sse', events: [...SSE_REQUIRED_EVENTS, ...talk.events] }
+          ? { supported: true, transport: 'sse', events: this.talkEvents() }
           : { supported: false },
         sessions: { supported: talk.sessions },
       });
@@ -107,6 +109,17 @@ export class CatalogService implements OnApplicationBootstrap {
       );
     }
     return entries;
+  }
+
+  /**
+   * The required events, the optional ones the host declared, and `tool.start` / `tool.end`
+   * whenever the model has tools (`talk.tools` on and at least one capability offered).
+   */
+  private talkEvents(): string[] {
+    const { talk } = this.options;
+    const events = new Set<string>([...SSE_REQUIRED_EVENTS, ...talk.events]);
+    if (talk.tools && this.tools?.list().length) for (const event of TOOL_EVENTS) events.add(event);
+    return [...events];
   }
 
   private describe(capability: RegisteredCapability): CatalogCapability {

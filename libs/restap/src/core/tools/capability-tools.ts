@@ -1,0 +1,125 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { RESTAP_OPTIONS } from '../../restap.constants';
+import type { JsonSchema } from '../../interfaces/catalog.interface';
+import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import { RestapRegistry, type RegisteredCapability } from '../registry/restap.registry';
+import type { RestapCaller } from '../caller';
+import { CapabilityInvoker } from '../invoker/capability-invoker';
+import { failure } from '../invoker/invocation-error';
+import type { InvocationResult } from '../invoker/invocation-result';
+import { toolNameOf } from './tool-names';
+
+/** A capability as a model (or any tool-calling client) sees it. */
+export interface ToolDefinition {
+  /** `^[a-zA-Z0-9_-]{1,64}$`, e.g. `text_reverse` (see `toolNameOf`). */
+  name: string;
+  capabilityId: string;
+  title: string;
+  description?: string;
+  /** The discovery `input_schema`, with the path and query `parameters` folded in: always an object schema. */
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  method: string;
+}
+
+/**
+ * The app's capabilities as tools: every `@Capability()` unless `tool: false`, each called
+ * through the `CapabilityInvoker` with the caller's credentials, so a tool can do what its caller
+ * could do over HTTP and no more. Used by `ctx.tools` in /talk and by the other doors.
+ *
+ * @example
+ * const tools = app.get(CapabilityTools);
+ * await tools.call('text_reverse', { text: 'hello world' }, callerOf(req)); // { ok: true, status: 200, body: { reversed_text: 'dlrow olleh', … } }
+ */
+@Injectable()
+export class CapabilityTools {
+  private readonly logger = new Logger('Restap');
+  private tools?: { list: ToolDefinition[]; byName: Map<string, ToolDefinition> };
+
+  constructor(
+    private readonly registry: RestapRegistry,
+    private readonly invoker: CapabilityInvoker,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+  ) {}
+
+  /** Every capability offered as a tool, in catalog order (built once, after discovery). */
+  list(): ToolDefinition[] {
+    return this.load().list;
+  }
+
+  /** The tool of that name, if there is one. */
+  find(name: string): ToolDefinition | undefined {
+    return this.load().byName.get(name);
+  }
+
+  /**
+   * Calls a tool. Never rejects: an unknown name (404 `unknown_tool`), arguments that are not an
+   * object or lack a path parameter (400 `invalid_arguments`), a refusal, a failure, the timeout
+   * (504 `tool_timeout`, default `talk.toolTimeoutMs`) and an abort (499 `aborted`) all come back
+   * as `{ ok: false, status, error, message }`.
+   */
+  async call(name: string, args: unknown, caller: RestapCaller, signal?: AbortSignal, timeoutMs = this.options.talk.toolTimeoutMs): Promise<InvocationResult> {
+    const tool = this.find(name);
+    if (!tool) {
+      const known = this.list().map((t) => t.name).join(', ') || 'none';
+      return failure(404, 'unknown_tool', `There is no tool named '${name}'. Tools: ${known}.`);
+    }
+    if (args === undefined || args === null) args = {};
+    if (typeof args !== 'object' || Array.isArray(args)) {
+      return failure(400, 'invalid_arguments', `The arguments of ${name} must be a JSON object, got ${Array.isArray(args) ? 'an array' : typeof args}.`);
+    }
+    const capability = this.registry.getCapability(tool.capabilityId)!;
+    const missing = (capability.parameters ?? []).filter((p) => p.in === 'path' && (args as Record<string, unknown>)[p.name] == null);
+    if (missing.length) {
+      return failure(400, 'invalid_arguments', `${name} needs ${missing.map((p) => `'${p.name}'`).join(', ')}.`);
+    }
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const result = await this.invoker.invoke(tool.capabilityId, args as Record<string, unknown>, caller, signal ? AbortSignal.any([signal, timeout]) : timeout);
+    if (!result.ok && result.error === 'aborted' && timeout.aborted && !signal?.aborted) {
+      return failure(504, 'tool_timeout', `${name} did not answer within ${timeoutMs} ms.`);
+    }
+    return result;
+  }
+
+  private load(): { list: ToolDefinition[]; byName: Map<string, ToolDefinition> } {
+    if (this.tools) return this.tools;
+    const list: ToolDefinition[] = [];
+    for (const capability of this.registry.getCapabilities()) {
+      if (capability.options.tool === false) continue;
+      const name = toolNameOf(capability.options.id);
+      if (!name) {
+        this.logger.warn(`Capability '${capability.options.id}' is not offered as a tool: its tool name would be longer than 64 characters.`);
+        continue;
+      }
+      list.push(toolOf(name, capability));
+    }
+    this.tools = { list, byName: new Map(list.map((t) => [t.name, t])) };
+    return this.tools;
+  }
+}
+
+function toolOf(name: string, capability: RegisteredCapability): ToolDefinition {
+  const { options } = capability;
+  return Object.freeze({
+    name,
+    capabilityId: options.id,
+    title: options.title,
+    ...(options.description ? { description: options.description } : {}),
+    inputSchema: argumentsSchema(capability),
+    ...(capability.outputSchema ? { outputSchema: capability.outputSchema } : {}),
+    method: capability.method,
+  });
+}
+
+/** The body's schema with each path and query parameter added as a property (required when it is). */
+export function argumentsSchema(capability: Pick<RegisteredCapability, 'inputSchema' | 'parameters'>): JsonSchema {
+  const { properties: bodyProperties, required: bodyRequired, ...body } = capability.inputSchema ?? {};
+  const properties = { ...((bodyProperties ?? {}) as Record<string, JsonSchema>) };
+  const required = new Set((bodyRequired ?? []) as string[]);
+  for (const parameter of capability.parameters ?? []) {
+    properties[parameter.name] = { ...parameter.schema, ...(parameter.description ? { description: parameter.description } : {}) };
+    if (parameter.required) required.add(parameter.name);
+    else required.delete(parameter.name);
+  }
+  return { ...body, type: 'object', properties, ...(required.size ? { required: [...required] } : {}) };
+}

@@ -1,0 +1,126 @@
+import type { TalkChunk, TalkContext, TalkMessage, TalkToolResult } from '../../interfaces/talk.interface';
+import { randomToken } from '../../sessions/random-token';
+
+/** Characters of a result shown in `tool.end` (the model gets all of it). */
+const SHORT_RESULT_CHARS = 200;
+
+/** One streamed chunk of an OpenAI-compatible chat completion, as far as the loop reads it. */
+export interface ChatCompletionChunkLike {
+  choices?: Array<{
+    delta?: {
+      content?: string | null;
+      tool_calls?: Array<{ index?: number; id?: string; function?: { name?: string; arguments?: string } }>;
+    };
+  }>;
+}
+
+/**
+ * The part of an OpenAI-compatible client the loop uses: the official `openai` package's `OpenAI`
+ * fits as it is (the library itself never loads that package).
+ */
+export interface OpenAiCompatibleClient {
+  chat: {
+    completions: {
+      create(body: never, options?: { signal?: AbortSignal }): PromiseLike<unknown>;
+    };
+  };
+}
+
+/** Options of `openAiToolLoop`. */
+export interface OpenAiToolLoopOptions {
+  /** An OpenAI-compatible client, e.g. `new OpenAI({ baseURL, apiKey })`. */
+  client: OpenAiCompatibleClient;
+  model: string;
+  /** Rounds of tool calls before the model must answer without tools. @default 5 */
+  maxSteps?: number;
+  /** The conversation to start from. @default ctx.toMessages() */
+  messages?: TalkMessage[];
+  /** More fields of each chat-completions request (temperature, max_tokens…). */
+  request?: Record<string, unknown>;
+}
+
+interface AssembledCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * Answers a /talk turn with an OpenAI-compatible model that may call the app's capabilities:
+ * streams the completion with `ctx.tools` as functions, assembles the streamed `tool_calls`
+ * (arguments arrive in pieces; one message may hold several calls), runs the calls in parallel
+ * through `ctx.tools` (the caller's credentials, the host's guards and pipes), feeds the results
+ * back and asks again, up to `maxSteps` rounds, then once more without tools. Text streams as it
+ * comes; each call is framed by `tool.start` `{id, name, arguments}` and `tool.end`
+ * `{id, name, ok, result}`. A failed call (unknown tool, invalid arguments, refusal, timeout) is
+ * the model's tool result, not the turn's error. `ctx.signal` stops the requests and calls in flight.
+ *
+ * @example
+ * @Talk()
+ * answer(ctx: TalkContext) {
+ *   return openAiToolLoop(ctx, { client: new OpenAI({ baseURL, apiKey }), model: 'gpt-4o-mini' });
+ * }
+ */
+export async function* openAiToolLoop(ctx: TalkContext, options: OpenAiToolLoopOptions): AsyncGenerator<string | TalkChunk> {
+  const maxSteps = options.maxSteps ?? 5;
+  const messages: unknown[] = [...(options.messages ?? ctx.toMessages())];
+  const tools = ctx.tools.list.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+  const loop = randomToken(6);
+  for (let step = 0; ; step++) {
+    const offerTools = tools.length > 0 && step < maxSteps;
+    const body = { ...options.request, model: options.model, messages, stream: true, ...(offerTools ? { tools } : {}) };
+    const stream = (await options.client.chat.completions.create(body as never, { signal: ctx.signal })) as AsyncIterable<ChatCompletionChunkLike>;
+    let text = '';
+    const calls: AssembledCall[] = [];
+    for await (const chunk of stream) {
+      const delta = chunk.choices?.[0]?.delta;
+      if (delta?.content) {
+        text += delta.content;
+        yield delta.content;
+      }
+      for (const piece of delta?.tool_calls ?? []) {
+        const call = (calls[piece.index ?? 0] ??= { id: '', name: '', arguments: '' });
+        if (piece.id) call.id = piece.id;
+        if (piece.function?.name) call.name += piece.function.name;
+        if (piece.function?.arguments) call.arguments += piece.function.arguments;
+      }
+    }
+    const asked = calls.filter(Boolean).map((c) => ({ ...c, id: c.id || `call_${randomToken(12)}` }));
+    if (!offerTools || !asked.length || ctx.signal.aborted) return;
+    messages.push({
+      role: 'assistant',
+      content: text || null,
+      tool_calls: asked.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+    });
+    for (const c of asked) yield { event: 'tool.start', id: c.id, name: c.name, arguments: parsedOrRaw(c.arguments) };
+    const results: TalkToolResult[] = [];
+    for await (const [i, result] of settledInOrderOfCompletion(asked.map((c) => ctx.tools.call(c.name, c.arguments, { id: c.id, step: `${loop}:${step}` })))) {
+      results[i] = result;
+      yield { event: 'tool.end', id: result.id, name: asked[i].name, ok: result.ok, result: short(result.content) };
+    }
+    for (const result of results) messages.push({ role: 'tool', tool_call_id: result.id, content: result.content });
+    if (ctx.signal.aborted) return;
+  }
+}
+
+/** Each promise's index and value as soon as it settles (the calls never reject). */
+async function* settledInOrderOfCompletion<T>(promises: Array<Promise<T>>): AsyncGenerator<[number, T]> {
+  const pending = new Map(promises.map((p, i) => [i, p.then((value): [number, T] => [i, value])]));
+  while (pending.size) {
+    const [i, value] = await Promise.race(pending.values());
+    pending.delete(i);
+    yield [i, value];
+  }
+}
+
+function parsedOrRaw(text: string): unknown {
+  try {
+    return text.trim() ? JSON.parse(text) : {};
+  } catch {
+    return text;
+  }
+}
+
+function short(text: string): string {
+  return text.length > SHORT_RESULT_CHARS ? `${text.slice(0, SHORT_RESULT_CHARS)}…` : text;
+}

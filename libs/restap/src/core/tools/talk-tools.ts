@@ -1,0 +1,99 @@
+import type { InvocationResult } from '../invoker/invocation-result';
+import { failure } from '../invoker/invocation-error';
+import type { RestapCaller } from '../caller';
+import type { TalkTool, TalkToolCallRecord, TalkToolResult, TalkTools, TalkToolStep } from '../../interfaces/talk.interface';
+import { randomToken } from '../../sessions/random-token';
+import type { CapabilityTools } from './capability-tools';
+
+/** Longest tool result handed to the model and kept in history, characters. */
+export const MAX_TOOL_RESULT_CHARS = 32_000;
+
+const UNANSWERED = 'Error 499 aborted: the turn ended before the tool answered.';
+
+/**
+ * The tool calls of one turn, in the order the model asked for them, grouped by step: what is
+ * stored with the assistant's reply (also when the turn is aborted: the calls done so far).
+ */
+export class ToolStepLog {
+  /** Steps in the order their first call was made (a Map keeps insertion order). */
+  private steps?: Map<unknown, TalkToolCallRecord[]>;
+
+  /**
+   * Reserves the call's place in its step (so parallel calls keep the model's order); the caller
+   * fills in the result. A call without a step key is a step of its own.
+   */
+  open(step: unknown, record: TalkToolCallRecord): TalkToolCallRecord {
+    const key = step ?? Symbol('step');
+    const steps = (this.steps ??= new Map());
+    let calls = steps.get(key);
+    if (!calls) steps.set(key, (calls = []));
+    calls.push(record);
+    return record;
+  }
+
+  /** The steps so far, oldest first; undefined when no tool was called. */
+  snapshot(): TalkToolStep[] | undefined {
+    if (!this.steps?.size) return undefined;
+    return [...this.steps.values()].map((calls) => ({ calls: calls.map((c) => ({ ...c })) }));
+  }
+}
+
+/**
+ * `ctx.tools` for one turn: the capabilities offered as tools, each call made with the turn's
+ * caller, cut by the turn's signal, and written to the turn's step log. `tools` undefined (or
+ * `talk.tools: false`) gives an empty list whose `call` answers unknown_tool.
+ */
+export function createTalkTools(tools: CapabilityTools | undefined, caller: RestapCaller, signal: AbortSignal, log: ToolStepLog): TalkTools {
+  const list = tools ? talkToolsOf(tools) : NONE;
+  const call = async (name: string, args: unknown, options: { id?: string; step?: string | number } = {}): Promise<TalkToolResult> => {
+    const id = options.id ?? `call_${randomToken(12)}`;
+    const raw = typeof args === 'string' ? args : (JSON.stringify(args ?? {}) ?? '{}');
+    // What history keeps if the turn ends (client gone) before the tool answers.
+    const record = log.open(options.step, { id, name, arguments: raw, result: UNANSWERED, ok: false });
+    const result = await invoke(tools, name, args, caller, signal);
+    const content = resultText(result);
+    record.ok = result.ok;
+    record.result = content;
+    return { ...result, id, content };
+  };
+  return Object.freeze({ list, call });
+}
+
+const NONE: readonly TalkTool[] = Object.freeze([]);
+const lists = new WeakMap<CapabilityTools, readonly TalkTool[]>();
+
+/** The tools as `ctx.tools.list` shows them, built once per app (every turn shares the frozen list). */
+function talkToolsOf(tools: CapabilityTools): readonly TalkTool[] {
+  let list = lists.get(tools);
+  if (!list) {
+    list = Object.freeze(
+      tools.list().map((t) =>
+        Object.freeze({ name: t.name, capabilityId: t.capabilityId, description: t.description ? `${t.title}: ${t.description}` : t.title, parameters: t.inputSchema }),
+      ),
+    );
+    lists.set(tools, list);
+  }
+  return list;
+}
+
+async function invoke(tools: CapabilityTools | undefined, name: string, args: unknown, caller: RestapCaller, signal: AbortSignal): Promise<InvocationResult> {
+  if (!tools) return failure(404, 'unknown_tool', `There is no tool named '${name}': no tools are offered.`);
+  if (typeof args === 'string') {
+    try {
+      args = args.trim() ? JSON.parse(args) : {};
+    } catch (error) {
+      return failure(400, 'invalid_arguments', `The arguments of ${name} are not valid JSON (${(error as Error).message}).`);
+    }
+  }
+  return tools.call(name, args, caller, signal);
+}
+
+/** The tool result as the model reads it: the JSON body, or `Error <status> <code>: <message>`. */
+export function resultText(result: InvocationResult): string {
+  const text = result.ok
+    ? typeof result.body === 'string'
+      ? result.body
+      : (JSON.stringify(result.body) ?? 'null')
+    : `Error ${result.status} ${result.error}: ${result.message}`;
+  return text.length > MAX_TOOL_RESULT_CHARS ? `${text.slice(0, MAX_TOOL_RESULT_CHARS)}…[truncated]` : text;
+}
