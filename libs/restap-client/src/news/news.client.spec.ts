@@ -49,7 +49,7 @@ describe('news.follow', () => {
     function waitingClient(answers: FakeAnswer[], max = 30) {
       const catalog = catalogFixture();
       catalog.capabilities = catalog.capabilities.map((c) =>
-        c.id === 'news' ? { ...c, parameters: [{ name: 'wait', in: 'query', schema: { type: 'integer', minimum: 1, maximum: max } }] } : c,
+        c.id === 'news' ? { ...c, parameters: [{ name: 'wait', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: max } }] } : c,
       );
       const fetch = fakeFetch(answers);
       return { news: new RestapClient(catalog, 'http://agent.test', { fetch }).news, fetch };
