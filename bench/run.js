@@ -6,7 +6,8 @@
  *
  * Env: BENCH_DATABASE_URL (server to use; default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_SECONDS (per scenario, default 5), BENCH_ROUNDS (baseline/scenario pairs, default 3),
- * BENCH_SKIP_BUILD=1, BENCH_NEWS_ROWS (default 1000000).
+ * BENCH_SKIP_BUILD=1, BENCH_NEWS_ROWS (default 1000000), BENCH_HELD_POLLS (1000), BENCH_POST_RATE (200/s),
+ * BENCH_POST_SECONDS (10) for the long-poll scenario (alone: `node bench/long-poll.js`).
  */
 const { execSync } = require('node:child_process');
 const http = require('node:http');
@@ -18,6 +19,8 @@ const sse = require('./lib/sse');
 const db = require('./lib/db');
 const { startAgent } = require('./lib/server');
 const { startExpressFloor } = require('./lib/express-floor');
+const { longPollScenario } = require('./lib/long-poll');
+const longPoll = require('./long-poll');
 
 const SECONDS = Number(process.env.BENCH_SECONDS) || 5;
 const ROUNDS = Number(process.env.BENCH_ROUNDS) || 3;
@@ -182,6 +185,26 @@ async function main() {
     const peak = agent.peakRssMb();
     held.close();
     record(`${IDLE_STREAMS} idle SSE streams`, `peak RSS ${fmt(peak)} MB`, `before ${fmt(before)} MB`, '', '< 300 MB and all heartbeating', peak < 300 && healthy === IDLE_STREAMS, `${healthy}/${IDLE_STREAMS} streams got >= 2 heartbeats in 3.5 s; started ${held.streams.filter((x) => x.started).length}, refused ${held.streams.filter((x) => x.errors).length}`);
+
+    // 7. Long-poll across replicas: held GET /news?wait= polls on a fresh reader replica, woken by
+    // posts through another replica on the same database (LISTEN/NOTIFY), each poll its own session.
+    const { polls, rate, seconds } = longPoll.scale();
+    const reader = await startAgent({ port: 3990 + Math.floor(Math.random() * 5), env: longPoll.agentEnv(database.url, polls) });
+    try {
+      const lp = await longPollScenario({ reader, writer: agent, polls, rate, seconds });
+      const ok = lp.missing === 0 && lp.duplicates === 0 && lp.errors === 0;
+      record(
+        `long-poll: ${polls} held polls on one replica, ${rate} posts/s for ${seconds} s through another`,
+        `commit→reply p50 ${fmt(lp.ack.p50, 1)} ms, p99 ${fmt(lp.ack.p99, 1)} ms`,
+        `post sent→reply p50 ${fmt(lp.send.p50, 1)} ms, p99 ${fmt(lp.send.p99, 1)} ms`,
+        '',
+        'p99 <= 50 ms, none lost or repeated',
+        ok && lp.ack.p99 <= 50,
+        `${lp.delivered}/${lp.posted} delivered, ${lp.missing} missing, ${lp.duplicates} repeated, errors ${lp.errors}, 429s ${lp.refused}; reader RSS ${fmt(lp.rssHeld)} MB with the polls held, peak ${fmt(lp.peakRss)} MB; reader CPU ${fmt(lp.cpuPerItem, 3)} ms per delivered item, writer CPU ${fmt(lp.writerCpuPerPost, 3)} ms per post; commit = the POST's acknowledgement as the bench sees it`,
+      );
+    } finally {
+      await reader.stop();
+    }
   } finally {
     await agent.stop();
     await pool.end();

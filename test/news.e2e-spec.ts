@@ -191,6 +191,7 @@ describe('/news on the sample agent (spec, "The /news Endpoint")', () => {
         parameters: [
           { name: 'since', in: 'query', required: false, schema: { type: 'integer', minimum: 0 }, description: expect.any(String) },
           { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
+          { name: 'wait', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 30 }, description: expect.stringContaining('hold the poll') },
         ],
         sessions: { supported: true, required: false },
       });

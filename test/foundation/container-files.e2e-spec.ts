@@ -23,7 +23,8 @@ describe('docker compose and the image (Shutdown: open turns finish within RESTA
   it('the agent\'s stop_grace_period is longer than RESTAP_SHUTDOWN_GRACE_MS, with room to store the ended turns and close', () => {
     const service = agentService();
     const grace = /stop_grace_period:\s*(\S+)/.exec(service)?.[1];
-    const shutdownMs = /RESTAP_SHUTDOWN_GRACE_MS:\s*"?(\d+)"?/.exec(service)?.[1];
+    // The environment may come from the shared `x-agent-env` anchor that every agent service uses.
+    const shutdownMs = /RESTAP_SHUTDOWN_GRACE_MS:\s*"?(\d+)"?/.exec(service)?.[1] ?? /^x-agent-env:[^\n]*\n(?: {2}.*\n)*? {2}RESTAP_SHUTDOWN_GRACE_MS:\s*"?(\d+)"?/m.exec(compose)?.[1];
     expect({ grace, shutdownMs }).toEqual({ grace: expect.any(String), shutdownMs: expect.any(String) });
     expect(seconds(grace as string)).toBeGreaterThanOrEqual(Number(shutdownMs) / 1000 + 5);
   });

@@ -43,11 +43,18 @@ export class AppModule {
             ...(config.maxStreams ? { maxStreams: config.maxStreams } : {}),
             ...(config.maxStreamsPerClient ? { maxStreamsPerClient: config.maxStreamsPerClient } : {}),
           },
-          news: { scope: config.newsScope },
+          // Held polls (GET /news?wait=) are open connections too: the same caps as SSE streams.
+          news: {
+            scope: config.newsScope,
+            ...(config.maxStreams ? { maxWaiting: config.maxStreams } : {}),
+            ...(config.maxStreamsPerClient ? { maxWaitingPerClient: config.maxStreamsPerClient } : {}),
+          },
           packages: samplePackages(config.packagesDir),
           protocols: { mcp: { available: false }, a2a: { available: false } },
           playground: { enabled: config.playground !== false, path: PLAYGROUND_PATH },
-          rateLimit: config.rateLimitPerMinute ? { limit: config.rateLimitPerMinute, ttlMs: 60_000 } : false,
+          rateLimit: config.rateLimitPerMinute
+            ? { limit: config.rateLimitPerMinute, ttlMs: 60_000, ...(config.redisUrl ? { redis: config.redisUrl } : {}) }
+            : false,
           guards: [ApiKeyGuard],
           ...(config.shutdownGraceMs ? { shutdownGraceMs: config.shutdownGraceMs } : {}),
         }),

@@ -16,6 +16,8 @@ export async function createSampleApp(config: SampleConfig, options: { logger?: 
   const app = await NestFactory.create<NestExpressApplication>(AppModule.register(config), adapter, {
     logger: options.logger ?? ['log', 'error', 'warn'],
   });
+  // Behind a reverse proxy (the replicas set-up), rate limits and stream caps key on the client's address.
+  if (config.trustProxy !== undefined) app.set('trust proxy', config.trustProxy);
   configureSampleApp(app);
   return app;
 }

@@ -20,6 +20,11 @@ describe('Sample configuration from the environment (issue 6: limits, auth, shut
     expect(() => sampleConfigFromEnv({ RESTAP_MAX_STREAMS: 'lots' })).toThrow(/RESTAP_MAX_STREAMS must be an integer of at least 1, got 'lots'/);
     expect(() => sampleConfigFromEnv({ RESTAP_HEARTBEAT_MS: '0' })).toThrow(/RESTAP_HEARTBEAT_MS/);
     expect(() => sampleConfigFromEnv({ RESTAP_RATE_LIMIT: '-1' })).toThrow(/RESTAP_RATE_LIMIT/);
+    expect(sampleConfigFromEnv({ RESTAP_REDIS_URL: ' redis://127.0.0.1:6379/0 ' }).redisUrl).toBe('redis://127.0.0.1:6379/0');
+    expect(sampleConfigFromEnv({}).redisUrl).toBeUndefined();
+    expect(sampleConfigFromEnv({ RESTAP_TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(sampleConfigFromEnv({ RESTAP_TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback, 10.0.0.0/8');
+    expect(() => sampleConfigFromEnv({ RESTAP_REDIS_URL: '127.0.0.1:6379' })).toThrow(/RESTAP_REDIS_URL must be a Redis URL/);
   });
 
   it('the access log redacts every session_id query value (issue 6, item 4)', () => {

@@ -18,6 +18,10 @@ export interface SampleConfig {
   maxStreamsPerClient?: number;
   /** RESTAP_RATE_LIMIT: requests per minute per client on each /talk and /news route; 0 or unset in code: off. */
   rateLimitPerMinute?: number;
+  /** RESTAP_REDIS_URL: count the rate limit in this Redis, shared by every replica (rateLimit.redis). */
+  redisUrl?: string;
+  /** RESTAP_TRUST_PROXY: Express's `trust proxy` (hops as a number, or addresses/`loopback`…), so `req.ip` is the client behind a proxy. */
+  trustProxy?: number | string;
   /** RESTAP_API_KEY: when set, /talk, /news and the text capabilities need it (Bearer or X-API-Key). */
   apiKey?: string;
   /** RESTAP_SHUTDOWN_GRACE_MS: how long open /talk turns may finish on SIGTERM; unset: the module default. */
@@ -53,6 +57,8 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
     maxStreams,
     maxStreamsPerClient: intFromEnv(env, 'RESTAP_MAX_STREAMS_PER_CLIENT', 1) ?? maxStreams,
     rateLimitPerMinute: intFromEnv(env, 'RESTAP_RATE_LIMIT', 0) ?? DEFAULT_RATE_LIMIT_PER_MINUTE,
+    redisUrl: redisUrlFromEnv(env),
+    trustProxy: trustProxyFromEnv(env),
     apiKey: env.RESTAP_API_KEY?.trim() || undefined,
     shutdownGraceMs: intFromEnv(env, 'RESTAP_SHUTDOWN_GRACE_MS', 1),
     accessLog: env.RESTAP_ACCESS_LOG === '1',
@@ -60,6 +66,18 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
     packagesDir: resolve(env.RESTAP_PACKAGES_DIR || 'dist/packages'),
   };
   return Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined)) as unknown as SampleConfig;
+}
+
+function trustProxyFromEnv(env: NodeJS.ProcessEnv): number | string | undefined {
+  const raw = env.RESTAP_TRUST_PROXY?.trim();
+  if (!raw) return undefined;
+  return /^\d+$/.test(raw) ? Number(raw) : raw;
+}
+
+function redisUrlFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  const url = env.RESTAP_REDIS_URL?.trim();
+  if (url && !/^rediss?:\/\//.test(url)) throw new Error(`RESTAP_REDIS_URL must be a Redis URL such as redis://127.0.0.1:6379/0, got '${url}'.`);
+  return url || undefined;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, min: number): number | undefined {

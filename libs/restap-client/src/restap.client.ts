@@ -2,7 +2,7 @@ import { callCapability } from './capabilities/capability.caller';
 import type { CapabilityCallOptions } from './capabilities/call.options';
 import { SchemaValidator } from './capabilities/schema.validator';
 import { locateCatalog, type CatalogLocation } from './catalog/catalog.location';
-import { findNewsRead, findNewsWrite, findTalk, sessionRequired, streamingAdvertised } from './catalog/catalog.lookup';
+import { findNewsRead, findNewsWrite, findTalk, newsWaitSeconds, sessionRequired, streamingAdvertised } from './catalog/catalog.lookup';
 import { validateCatalog } from './catalog/catalog.validator';
 import { RestapError } from './errors/restap.error';
 import { createTransport, errorFromResponse, mediaTypeOf, readText, type Transport } from './http/transport';
@@ -53,6 +53,7 @@ export class RestapClient {
       transport: this.transport,
       readEndpoint: newsRead?.endpoint ?? DEFAULT_NEWS_PATH,
       writeEndpoint: newsWrite?.endpoint ?? newsRead?.endpoint ?? DEFAULT_NEWS_PATH,
+      maxWaitSeconds: newsWaitSeconds(newsRead),
       defaultSessionId: (direction) => (sessionRequired(direction === 'read' ? newsRead : newsWrite) ? this.sessionId_ : undefined),
     });
   }

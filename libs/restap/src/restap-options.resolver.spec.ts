@@ -17,7 +17,10 @@ describe('resolveOptions: defaults are filled in one place', () => {
   it('fills every default from the documented @default values', () => {
     const resolved = resolveOptions({ agent });
     expect(resolved.talk).toMatchObject({ enabled: true, streaming: true, sessions: true, maxMessageLength: 100_000, historyLimit: 50, heartbeatMs: 15_000, timeoutMs: 120_000, events: [] });
-    expect(resolved.news).toEqual({ enabled: true, scope: 'global', maxTypeLength: 200, defaultLimit: 100, maxLimit: 1000, contextLimit: 20 });
+    expect(resolved.news).toEqual({
+      enabled: true, scope: 'global', maxTypeLength: 200, defaultLimit: 100, maxLimit: 1000, contextLimit: 20,
+      wakeups: 'auto', resyncMs: 5_000, maxWaiting: 1000, maxWaitingPerClient: 50,
+    });
     expect(resolved.limits).toEqual({ bodyBytes: 1024 * 1024, maxJsonDepth: 64 });
     expect(resolved.talk).toMatchObject({ maxStreams: 1000, maxStreamsPerClient: 50 });
     expect(resolved).toMatchObject({ rateLimit: false, shutdownGraceMs: 10_000, storage: { requireSynchronousCommit: false } });
@@ -80,5 +83,11 @@ describe('resolveOptions: invalid options fail startup with what to fix', () => 
     [{ agent, playground: { path: '/play/' } }, 'playground.path must be a path'],
     [{ agent, playground: { path: '/a/../etc' } }, 'playground.path must be a path'],
     [{ agent, playground: { path: '/' } }, 'playground.path must be a path'],
+    [{ agent, news: { wakeups: 'redis' } }, "news.wakeups must be 'auto', 'in-process' or { listenUrl: 'postgres://…' }"],
+    [{ agent, news: { wakeups: { listenUrl: 'mysql://x' } } }, "news.wakeups must be 'auto'"],
+    [{ agent, news: { maxWaitingPerClient: 0 } }, 'news.maxWaitingPerClient must be a positive integer, got 0'],
+    [{ agent, news: { resyncMs: 1.5 } }, 'news.resyncMs must be a positive integer'],
+    [{ agent, rateLimit: { limit: 1, ttlMs: 1000, redis: 'localhost:6379' } }, 'rateLimit.redis must be a Redis URL'],
+    [{ agent, rateLimit: { limit: 1, ttlMs: 1000, redis: 'redis://r', postgres: true } }, 'rateLimit: choose one of redis, postgres and storage'],
   ])('%j → %s', (options, message) => expect(failure(options)).toContain(message));
 });

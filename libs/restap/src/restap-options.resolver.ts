@@ -48,6 +48,9 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
     'news.defaultLimit': news?.defaultLimit,
     'news.maxLimit': news?.maxLimit,
     'news.contextLimit': news?.contextLimit,
+    'news.resyncMs': news?.resyncMs,
+    'news.maxWaiting': news?.maxWaiting,
+    'news.maxWaitingPerClient': news?.maxWaitingPerClient,
     'limits.bodyBytes': options.limits?.bodyBytes,
     'limits.maxJsonDepth': options.limits?.maxJsonDepth,
     shutdownGraceMs: options.shutdownGraceMs,
@@ -88,6 +91,10 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
       defaultLimit: Math.min(news?.defaultLimit ?? 100, maxLimit),
       maxLimit,
       contextLimit: news?.contextLimit ?? 20,
+      wakeups: resolveWakeups(news?.wakeups),
+      resyncMs: news?.resyncMs ?? 5_000,
+      maxWaiting: news?.maxWaiting ?? 1000,
+      maxWaitingPerClient: news?.maxWaitingPerClient ?? 50,
     },
     packages: options.packages?.map((p) => ({ ...p })),
     protocols: options.protocols && { ...options.protocols },
@@ -127,7 +134,25 @@ function resolveRateLimit(value: RestapModuleOptions['rateLimit']): RestapRateLi
     throw new RestapBootstrapError('RestapModule option rateLimit must be { limit, ttlMs } or false.');
   }
   for (const field of ['limit', 'ttlMs'] as const) positiveInt(value[field], `rateLimit.${field}`, true);
+  if (value.redis !== undefined && (typeof value.redis !== 'string' || !/^rediss?:\/\//.test(value.redis))) {
+    throw new RestapBootstrapError('RestapModule option rateLimit.redis must be a Redis URL such as redis://127.0.0.1:6379/0.');
+  }
+  if (value.postgres !== undefined && typeof value.postgres !== 'boolean') {
+    throw new RestapBootstrapError('RestapModule option rateLimit.postgres must be true or false.');
+  }
+  const chosen = [value.redis !== undefined, value.postgres === true, value.storage !== undefined].filter(Boolean).length;
+  if (chosen > 1) {
+    throw new RestapBootstrapError('RestapModule option rateLimit: choose one of redis, postgres and storage.');
+  }
   return { ...value };
+}
+
+function resolveWakeups(value: unknown): 'auto' | 'in-process' | { listenUrl: string } {
+  if (value === undefined || value === 'auto') return 'auto';
+  if (value === 'in-process') return value;
+  const listenUrl = (value as { listenUrl?: unknown } | null)?.listenUrl;
+  if (typeof listenUrl === 'string' && /^postgres(ql)?:\/\//.test(listenUrl)) return { listenUrl };
+  throw new RestapBootstrapError("RestapModule option news.wakeups must be 'auto', 'in-process' or { listenUrl: 'postgres://…' }.");
 }
 
 function resolveCors(value: RestapCorsOptions | undefined, scope: 'global' | 'session'): Required<RestapCorsOptions> | undefined {

@@ -1,8 +1,10 @@
+import { RESTAP_DATA_SOURCE } from './persistence/restap-data-source';
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { RESTAP_OPTIONS } from './restap.constants';
 import { RESTAP_MODULE_OPTIONS, RestapConfigurableModule } from './restap.module-definition';
 import { resolveOptions } from './restap-options.resolver';
+import { RestapBootstrapError } from './core/registry/restap-bootstrap.error';
 import { CatalogRoute } from './restap/catalog/catalog.route';
 import { CatalogService } from './restap/catalog/catalog.service';
 import { RestapExplorer } from './core/registry/restap.explorer';
@@ -15,7 +17,9 @@ import { RestapRouteFallback } from './restap/http/restap-route.fallback';
 import { RestapDrain } from './lifecycle/restap-drain.service';
 import { RESTAP_THROTTLER_STORAGE, RestapRateLimit } from './guards/restap-rate-limit';
 import { RestapRouteMatcher } from './restap/http/restap-route.matcher';
-import { ThrottlerStorageService } from '@nestjs/throttler';
+import { ThrottlerStorageService, type ThrottlerStorage } from '@nestjs/throttler';
+import type { DataSource } from 'typeorm';
+import { SharedThrottlerStorage } from './guards/restap-rate-limit.storage';
 import type { ResolvedRestapOptions } from './interfaces/restap-options.interface';
 import { StorageCheck } from './persistence/storage.check';
 import { RESTAP_SESSION_STORE } from './persistence/session.store';
@@ -28,10 +32,23 @@ import { TypeOrmNewsStore } from './persistence/typeorm-news.store';
 import { RestapSql } from './persistence/restap-sql';
 import { NewsDispatcher } from './core/news/news.dispatcher';
 import { NewsService } from './core/news/news.service';
+import { NewsWaits } from './core/news/news-waits';
+import { NewsWakeups } from './core/news/news-wakeups';
 import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
 import { CapabilityInvoker } from './core/invoker/capability-invoker';
 import { CapabilityTools } from './core/tools/capability-tools';
 import { PlaygroundDoor } from './playground/playground.door';
+
+/** Where the rate limit counts: Redis or PostgreSQL shared by the replicas, the host's own store, or memory. */
+function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSource): ThrottlerStorage {
+  const { rateLimit, agent } = options;
+  if (rateLimit && rateLimit.redis) return new SharedThrottlerStorage({ redis: rateLimit.redis }, agent.name);
+  if (rateLimit && rateLimit.postgres) {
+    if (!dataSource) throw new RestapBootstrapError('RestapModule option rateLimit.postgres needs the TypeORM DataSource (TypeOrmModule.forRoot).');
+    return new SharedThrottlerStorage({ postgres: dataSource }, agent.name);
+  }
+  return (rateLimit && rateLimit.storage) || new ThrottlerStorageService();
+}
 
 /**
  * Turns a Nest application into a RESTAP agent: the discovery catalog, /talk and /news, with
@@ -57,11 +74,7 @@ import { PlaygroundDoor } from './playground/playground.door';
     RestapRouteMatcher,
     RestapFrontDoor,
     RestapRouteFallback,
-    {
-      provide: RESTAP_THROTTLER_STORAGE,
-      useFactory: (options: ResolvedRestapOptions) => (options.rateLimit && options.rateLimit.storage) || new ThrottlerStorageService(),
-      inject: [RESTAP_OPTIONS],
-    },
+    { provide: RESTAP_THROTTLER_STORAGE, useFactory: throttlerStorageOf, inject: [RESTAP_OPTIONS, { token: RESTAP_DATA_SOURCE, optional: true }] },
     StorageCheck,
     CatalogService,
     CatalogRoute,
@@ -72,12 +85,14 @@ import { PlaygroundDoor } from './playground/playground.door';
     TalkBootstrap,
     { provide: NewsStore, useClass: TypeOrmNewsStore },
     NewsDispatcher,
+    NewsWakeups,
+    NewsWaits,
     NewsService,
     { provide: RESTAP_TALK_NEWS_SOURCE, useExisting: NewsService },
     CapabilityInvoker,
     CapabilityTools,
     PlaygroundDoor,
   ],
-  exports: [CatalogService, RESTAP_OPTIONS, NewsService, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools],
+  exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools],
 })
 export class RestapModule extends RestapConfigurableModule {}

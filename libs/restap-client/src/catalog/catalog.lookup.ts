@@ -63,6 +63,18 @@ export function sessionsAdvertised(capability: CatalogCapability | undefined): b
 }
 
 /** `sessions.required === true`: the endpoint rejects requests without a session_id. */
+/**
+ * Longest `wait` (seconds) GET news accepts, from the `wait` query parameter its catalog entry
+ * lists (its schema's `maximum`, else 30); undefined when the agent does not offer long-polling.
+ */
+export function newsWaitSeconds(capability: CatalogCapability | undefined): number | undefined {
+  const params = Array.isArray(capability?.parameters) ? (capability.parameters as unknown[]) : [];
+  const wait = params.find((p) => isRecord(p) && p.name === 'wait' && p.in === 'query');
+  if (!isRecord(wait)) return undefined;
+  const max = isRecord(wait.schema) ? wait.schema.maximum : undefined;
+  return typeof max === 'number' && Number.isInteger(max) && max >= 1 ? max : 30;
+}
+
 export function sessionRequired(capability: CatalogCapability | undefined): boolean {
   return isRecord(capability?.sessions) && capability.sessions.required === true;
 }

@@ -43,4 +43,55 @@ describe('news.follow', () => {
     const { news } = newsClient([jsonResponse({ news: [] })]);
     await expect(news.list()).rejects.toMatchObject({ code: 'invalid_response' });
   });
+
+  describe('long-poll (`wait` on GET news, issue 18)', () => {
+    /** A catalog whose GET news lists `wait` up to `max` seconds. */
+    function waitingClient(answers: FakeAnswer[], max = 30) {
+      const catalog = catalogFixture();
+      catalog.capabilities = catalog.capabilities.map((c) =>
+        c.id === 'news' ? { ...c, parameters: [{ name: 'wait', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: max } }] } : c,
+      );
+      const fetch = fakeFetch(answers);
+      return { news: new RestapClient(catalog, 'http://agent.test', { fetch }).news, fetch };
+    }
+    const param = (url: string, name: string) => new URL(url).searchParams.get(name);
+
+    it('follow holds every poll with the catalog maximum and asks again at once (no pause) after items', async () => {
+      const controller = new AbortController();
+      const { news, fetch } = waitingClient([
+        jsonResponse({ items: [item(3)], timestamp: 3 }),
+        jsonResponse({ items: [item(4)], timestamp: 4 }),
+        () => {
+          controller.abort();
+          return jsonResponse({ items: [], timestamp: 4 });
+        },
+      ], 25);
+      const started = Date.now();
+      const seen: number[] = [];
+      for await (const i of news.follow({ minIntervalMs: 5_000, signal: controller.signal })) seen.push(i.timestamp);
+      expect(seen).toEqual([3, 4]);
+      expect(Date.now() - started).toBeLessThan(4_000); // minIntervalMs (5 s) was never slept
+      expect(fetch.seen.map((r) => [param(r.url, 'since'), param(r.url, 'wait')])).toEqual([[null, '25'], ['3', '25'], ['4', '25']]);
+    });
+
+    it('an agent whose catalog does not list wait gets plain polls: no wait parameter, even when asked', async () => {
+      const { news, fetch } = newsClient([jsonResponse({ items: [], timestamp: 1 })]);
+      await news.list({ wait: 10 });
+      expect(param(fetch.seen[0].url, 'wait')).toBeNull();
+    });
+
+    it('list caps wait at the catalog maximum; follow with wait: 0 polls plainly', async () => {
+      const controller = new AbortController();
+      const { news, fetch } = waitingClient([
+        jsonResponse({ items: [], timestamp: 1 }),
+        () => {
+          controller.abort();
+          return jsonResponse({ items: [], timestamp: 1 });
+        },
+      ], 20);
+      await news.list({ wait: 60 });
+      for await (const _ of news.follow({ wait: 0, signal: controller.signal })) void _;
+      expect(fetch.seen.map((r) => param(r.url, 'wait'))).toEqual(['20', null]);
+    });
+  });
 });

@@ -12,6 +12,8 @@ export interface NewsContext {
   transport: Transport;
   readEndpoint: string;
   writeEndpoint: string;
+  /** Longest `wait` GET news accepts (seconds), when the catalog lists the parameter. */
+  maxWaitSeconds?: number;
   /** Session sent when the caller gives none (only for feeds the catalog declares session-scoped). */
   defaultSessionId(direction: 'read' | 'write'): string | undefined;
 }
@@ -31,13 +33,15 @@ export class NewsClient {
    */
   async list(opts: NewsListOptions = {}): Promise<NewsPage> {
     const sessionId = opts.sessionId ?? this.ctx.defaultSessionId('read');
+    const wait = this.waitOf(opts.wait);
     const body = await this.ctx.transport.json({
       method: 'GET',
       endpoint: this.ctx.readEndpoint,
-      query: { since: opts.since, limit: opts.limit },
+      query: { since: opts.since, limit: opts.limit, wait },
       headers: { Accept: CONTENT_TYPE_JSON, ...sessionHeader(sessionId), ...opts.headers },
       signal: opts.signal,
-      timeoutMs: opts.timeoutMs,
+      // A held poll may take `wait` seconds before its first byte: that is not a timeout.
+      timeoutMs: wait === undefined ? opts.timeoutMs : (opts.timeoutMs ?? this.ctx.transport.timeoutMs) + wait * 1000,
     });
     if (!isRecord(body) || !Array.isArray(body.items) || typeof body.timestamp !== 'number') {
       throw new RestapError('invalid_response', 'GET news must answer {"items": [...], "timestamp": <ms>}', { details: body });
@@ -48,8 +52,10 @@ export class NewsClient {
   /**
    * Polls the feed and yields each new item once, oldest first, until `signal` aborts (then it
    * simply ends). Lossless: the next `since` is the largest item timestamp seen, and while the
-   * server reports `has_more` the next page is fetched at once. Idle polls back off exponentially
-   * from `minIntervalMs` to `maxIntervalMs`; transient errors back off the same way.
+   * server reports `has_more` the next page is fetched at once. When the catalog offers
+   * long-polling, each poll is held by the server (`wait`) and the next one follows at once: an
+   * item arrives as soon as it commits. Otherwise idle polls back off exponentially from
+   * `minIntervalMs` to `maxIntervalMs`. Transient errors (network, 5xx, 429) back off the same way.
    *
    * @example
    * for await (const item of client.news.follow({ signal })) console.log(item.type, item.message);
@@ -58,10 +64,12 @@ export class NewsClient {
     const { minIntervalMs = 1_000, maxIntervalMs = 30_000, signal } = opts;
     let since = opts.since;
     let idleWait = minIntervalMs;
+    const wait = this.waitOf(opts.wait ?? this.ctx.maxWaitSeconds);
     while (!signal?.aborted) {
       let page: NewsPage;
+      const asked = Date.now();
       try {
-        page = await this.list({ ...opts, since });
+        page = await this.list({ ...opts, since, wait });
       } catch (error) {
         if (signal?.aborted) return;
         if (!isTransientError(error)) throw error;
@@ -81,10 +89,23 @@ export class NewsClient {
       }
       // `has_more` without progress would spin forever on a buggy server; treat it as idle.
       if (page.has_more === true && advanced) continue;
-      const wait = page.items.length > 0 ? minIntervalMs : idleWait;
+      // Held by the server: ask again at once. An empty answer that came back early (a replica
+      // shutting down, or a server that ignores `wait`) falls through to the idle back-off.
+      if (wait !== undefined && (page.items.length > 0 || Date.now() - asked >= 1_000)) {
+        idleWait = minIntervalMs;
+        continue;
+      }
+      const pauseMs = page.items.length > 0 ? minIntervalMs : idleWait;
       idleWait = page.items.length > 0 ? minIntervalMs : Math.min(idleWait * 2, maxIntervalMs);
-      if (!(await pause(wait, signal))) return;
+      if (!(await pause(pauseMs, signal))) return;
     }
+  }
+
+  /** `wait` as sent: only when the catalog offers it, capped at its maximum; 0 or absent: none. */
+  private waitOf(seconds: number | undefined): number | undefined {
+    const max = this.ctx.maxWaitSeconds;
+    if (max === undefined || seconds === undefined || !(seconds >= 1)) return undefined;
+    return Math.min(Math.floor(seconds), max);
   }
 
   /**

@@ -85,6 +85,23 @@ export interface RestapNewsOptions {
   maxLimit?: number;
   /** Newest items surfaced to the model in `ctx.news`. @default 20 */
   contextLimit?: number;
+  /**
+   * How polls held with `GET /news?wait=` on every replica learn that an item committed.
+   * `'auto'`: on a PostgreSQL server, LISTEN/NOTIFY on one dedicated connection per instance (opened
+   * with TypeORM's connection settings, outside its pool); on the embedded PGlite database, an
+   * in-process signal. `{ listenUrl }`: LISTEN through this connection string instead — needed when
+   * the DataSource goes through PgBouncer in transaction mode, which cannot carry LISTEN (give the
+   * server's direct address, or a session-mode pool). `'in-process'`: this instance's writes only
+   * (other replicas' items are found by the `resyncMs` re-read).
+   * @default 'auto'
+   */
+  wakeups?: 'auto' | 'in-process' | { listenUrl: string };
+  /** Held polls re-read their feeds at this interval even without a wake-up (a NOTIFY can be lost), ms. @default 5000 */
+  resyncMs?: number;
+  /** Polls held at once on this instance (`GET /news?wait=`); past it, 429 too_many_requests. @default 1000 */
+  maxWaiting?: number;
+  /** Polls held at once per client (IP address, see `trust proxy`); past it, 429. @default 50 */
+  maxWaitingPerClient?: number;
 }
 
 /** Limits shared by the module's routes. */
@@ -108,7 +125,21 @@ export interface RestapRateLimitOptions {
   limit: number;
   /** Window, ms. */
   ttlMs: number;
-  /** Where hits are counted. @default an in-memory store per instance (use a shared one across replicas) */
+  /**
+   * Count hits in Redis, shared by every replica (rate-limiter-flexible's `RateLimiterRedis` on
+   * ioredis): a URL such as `redis://127.0.0.1:6379/0`. While Redis is unreachable each instance
+   * counts in memory (an insurance limiter) and logs a warning; requests never wait on Redis.
+   */
+  redis?: string;
+  /**
+   * Count hits in the app's own PostgreSQL database, shared by every replica
+   * (`RateLimiterPostgres`, table `restap_rate_limits`, created on first use).
+   */
+  postgres?: boolean;
+  /**
+   * Where hits are counted, when neither `redis` nor `postgres` is set.
+   * @default an in-memory store per instance
+   */
   storage?: ThrottlerStorage;
 }
 

@@ -77,4 +77,13 @@ export abstract class NewsStore {
    * comes back as its first `maxChars` characters, with `cut` set (default: no cap).
    */
   abstract recent(feeds: string[], limit: number, maxChars?: number): Promise<StoredNews[]>;
+
+  /**
+   * The committed high-water mark (`NewsPageRows.watermark`) of each given sequence that has one.
+   * Held polls check it on a slow timer, in one statement, to find feeds whose wake-up was lost.
+   * A store without it (undefined) makes them re-read every feed instead.
+   */
+  watermarks(_sequences: string[]): Promise<Map<string, number> | undefined> {
+    return Promise.resolve(undefined);
+  }
 }

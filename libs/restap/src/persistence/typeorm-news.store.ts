@@ -84,6 +84,9 @@ export function recentSql(feedCount: number): string {
     FROM (${branches}) n ORDER BY ts DESC LIMIT $1`;
 }
 
+/** Committed last_ts of several sequences (held polls' resync): primary-key lookups. */
+const WATERMARKS_SQL = `SELECT sequence, last_ts FROM restap_news_sequences WHERE sequence = ANY($1::text[])`;
+
 type Row = { id: string | null; ts: string; body: string | null };
 type RecentRow = { id: string; ts: string; type: string; chars: number | string; cut: boolean; body: string };
 
@@ -114,6 +117,7 @@ const APPEND_FEED = statement(APPEND_FEED_SQL, 'news.append (feed sequence)');
 const FIND_BY_KEY = statement(FIND_BY_KEY_SQL, 'news.find-by-idempotency-key');
 const PAGE_FEED = statement(PAGE_FEED_SQL, 'news.page (one feed)');
 const PAGE_ALL = statement(PAGE_ALL_SQL, 'news.page (all feeds)');
+const WATERMARKS = statement(WATERMARKS_SQL, 'news.watermarks (held polls resync)');
 
 /**
  * `NewsStore` on the host's TypeORM DataSource (PostgreSQL or embedded PGlite), in plain SQL run as
@@ -200,6 +204,12 @@ export class TypeOrmNewsStore extends NewsStore {
     items.sort((a, b) => a.ts - b.ts);
     const hasMore = items.length > query.limit;
     return { rows: hasMore ? items.slice(0, query.limit) : items, hasMore, watermark };
+  }
+
+  override async watermarks(sequences: string[]): Promise<Map<string, number>> {
+    if (!sequences.length) return new Map();
+    const rows = await this.sql.query<{ sequence: string; last_ts: string }>(WATERMARKS, [sequences]);
+    return new Map(rows.map((r) => [r.sequence, Number(r.last_ts)]));
   }
 
   /**

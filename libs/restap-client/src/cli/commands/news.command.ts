@@ -4,7 +4,7 @@ import { RestapClient } from '../../restap.client';
 import { clientOptions, COMMON_OPTIONS, intOption, jsonOption, requireUrl, usage } from '../cli.args';
 import { EXIT, UsageError, type CliContext } from '../cli.io';
 
-export const NEWS_USAGE = 'restap news <url> [--since MS] [--limit N] [--follow] [--session ID] [--json]';
+export const NEWS_USAGE = 'restap news <url> [--since MS] [--limit N] [--wait S] [--follow] [--session ID] [--json]';
 export const NEWS_POST_USAGE =
   'restap news post <url> --type T [--message M] [--from F] [--in-reply-to X] [--data JSON] [--session ID] [--idempotency-key K]';
 
@@ -21,6 +21,7 @@ async function readCommand(args: string[], ctx: CliContext): Promise<number> {
         ...COMMON_OPTIONS,
         since: { type: 'string' },
         limit: { type: 'string' },
+        wait: { type: 'string' },
         follow: { type: 'boolean', short: 'f' },
         session: { type: 'string' },
         json: { type: 'boolean' },
@@ -30,7 +31,8 @@ async function readCommand(args: string[], ctx: CliContext): Promise<number> {
   );
   const url = requireUrl(positionals, NEWS_USAGE);
   // Options are checked before any request, so a typo is a usage error even when offline.
-  const query = { since: intOption(values.since, 'since'), limit: intOption(values.limit, 'limit'), sessionId: values.session };
+  // --wait S: long-poll when the agent offers it (--follow uses the agent's maximum unless told; --wait 0: plain polling).
+  const query = { since: intOption(values.since, 'since'), limit: intOption(values.limit, 'limit'), wait: intOption(values.wait, 'wait'), sessionId: values.session };
   const client = await RestapClient.discover(url, clientOptions(ctx, values));
   if (values.follow) {
     ctx.note(ctx.err.dim(`following ${client.baseUrl} news… (Ctrl-C to stop)`));

@@ -69,6 +69,19 @@ export function parseSince(value: unknown): number {
   return Number(value);
 }
 
+/** Longest `wait` of GET /news, seconds. */
+export const MAX_NEWS_WAIT_SECONDS = 30;
+
+/** GET /news `wait`: absent (undefined: answer at once) or an integer of seconds from 1 to 30; else 400 invalid_request. */
+export function parseWait(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = typeof value === 'string' && DIGITS.test(value) ? Number(value) : NaN;
+  if (!(seconds >= 1 && seconds <= MAX_NEWS_WAIT_SECONDS)) {
+    throw new InvalidRequestException(`wait must be an integer number of seconds from 1 to ${MAX_NEWS_WAIT_SECONDS}.`);
+  }
+  return seconds;
+}
+
 /** GET /news `limit`: absent (`fallback`) or an integer from 1 to `max`; else 400 invalid_request. */
 export function parseLimit(value: unknown, fallback: number, max: number): number {
   if (value === undefined) return fallback;

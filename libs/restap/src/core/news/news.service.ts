@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { IdempotencyKeyReusedException, MissingSessionIdException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
@@ -13,6 +13,8 @@ import { cutNewsItem } from '../talk/talk-context.budget';
 import type { NewsDraft, NewsPublishOptions } from './news-publish.options';
 import { parseNewsItem, requestHash } from './news-request.parser';
 import { NewsDispatcher } from './news.dispatcher';
+import { NewsWaits } from './news-waits';
+import { NewsWakeups } from './news-wakeups';
 
 /** A validated POST /news request. */
 export interface NewsReceiveRequest {
@@ -35,6 +37,16 @@ export interface NewsReadRequest {
   limit: number;
 }
 
+/** A GET /news request that may be held (`wait`). */
+export interface NewsWaitingReadRequest extends NewsReadRequest {
+  /** Longest hold, ms (GET /news `wait` is in seconds, 1–30). */
+  waitMs: number;
+  /** Who holds the poll, for the per-client cap (an IP address). */
+  client: string;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+}
+
 /**
  * The /news feed: stores what clients post and what the agent publishes, serves pages to pollers
  * and the news a /talk turn should see. Nothing here ever produces a reply.
@@ -53,6 +65,8 @@ export class NewsService implements TalkNewsSource {
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly store: NewsStore,
     private readonly dispatcher: NewsDispatcher,
+    @Optional() private readonly wakeups?: NewsWakeups,
+    @Optional() private readonly waits?: NewsWaits,
   ) {
     this.talkItems = new NewsItemCache(NEWS_ITEM_CACHE_CHARS, options.limits.maxJsonDepth);
   }
@@ -78,6 +92,7 @@ export class NewsService implements TalkNewsSource {
       requestHash: request.idempotencyKey === undefined ? undefined : requestHash(fields),
     });
     if (result.outcome === 'conflict') throw new IdempotencyKeyReusedException();
+    if (result.outcome === 'created') this.wakeups?.committed({ feed, ts: result.ts });
     // Without handlers, skip building (and parsing) the item on every POST.
     if (result.outcome === 'created' && this.dispatcher.hasHandlers) {
       const item = toNewsItem({ id: result.id, ts: result.ts, body });
@@ -123,6 +138,31 @@ export class NewsService implements TalkNewsSource {
   }
 
   /**
+   * GET /news with `wait`: answers at once when items newer than `since` exist (the same JSON as
+   * {@link read}); else holds the poll until an item this caller may see commits on any replica,
+   * or `waitMs` passes (then `{items: [], timestamp}`). Resolves undefined when the client went
+   * away. 429 when this instance (or this client) holds too many polls already.
+   */
+  async readWaiting(request: NewsWaitingReadRequest): Promise<string | undefined> {
+    this.assertSession(request.sessionId);
+    if (!this.waits) return this.read(request);
+    const feed = request.sessionId === undefined ? undefined : feedOf(request.sessionId);
+    const page = await this.waits.read({
+      feed,
+      sequence: sequenceOf(this.options.news.scope, feed ?? GLOBAL_FEED),
+      since: request.since,
+      limit: request.limit,
+      waitMs: request.waitMs,
+      client: request.client,
+      signal: request.signal,
+    });
+    if (!page) return undefined;
+    // As a plain poll: a row that is no JSON object is left out, the cursor still moves past it.
+    const rows = page.rows.filter((row) => isObjectText(row.body) || this.skip(row, 'GET /news', 'it is not a JSON object'));
+    return pageJson(rows, page.timestamp, page.hasMore);
+  }
+
+  /**
    * Stores an item the agent itself publishes (`job.completed`, status updates, …) and returns it
    * as readers will see it. `@News()` handlers are not called: they consume what others send, and
    * an agent hearing its own news could loop.
@@ -141,6 +181,7 @@ export class NewsService implements TalkNewsSource {
     const feed = feedOf(sessionId);
     const result = await this.store.append({ feed, sequence: sequenceOf(this.options.news.scope, feed), type, body });
     if (result.outcome === 'conflict') throw new Error('NewsService.publish(): unexpected idempotency conflict without a key.');
+    this.wakeups?.committed({ feed, ts: result.ts });
     return toNewsItem({ id: result.id, ts: result.ts, body });
   }
 

@@ -1,7 +1,7 @@
 import { TooManyRequestsException } from '../../exceptions';
 
 /**
- * Counts open SSE streams, in total and per client, and refuses one past either cap with
+ * Counts open SSE streams (or held news polls), in total and per client, and refuses one past either cap with
  * 429 too_many_requests (`Retry-After: 1`). Per instance: each replica counts its own.
  *
  * @example
@@ -15,6 +15,8 @@ export class StreamSlots {
   constructor(
     private readonly maxTotal: number,
     private readonly maxPerClient: number,
+    /** What is counted, for the 429 message. */
+    private readonly what = 'streams',
   ) {}
 
   /** Streams open now. */
@@ -26,10 +28,10 @@ export class StreamSlots {
   acquire(client: string): () => void {
     const mine = this.perClient.get(client) ?? 0;
     if (this.total >= this.maxTotal) {
-      throw new TooManyRequestsException(`The agent has ${this.maxTotal} streams open, its limit: retry shortly.`, { 'Retry-After': '1' });
+      throw new TooManyRequestsException(`The agent has ${this.maxTotal} ${this.what} open, its limit: retry shortly.`, { 'Retry-After': '1' });
     }
     if (mine >= this.maxPerClient) {
-      throw new TooManyRequestsException(`You have ${this.maxPerClient} streams open, the limit per client: close one or retry shortly.`, { 'Retry-After': '1' });
+      throw new TooManyRequestsException(`You have ${this.maxPerClient} ${this.what} open, the limit per client: close one or retry shortly.`, { 'Retry-After': '1' });
     }
     this.total++;
     this.perClient.set(client, mine + 1);

@@ -4,6 +4,7 @@ import { CONTENT_TYPE_JSON, CONTENT_TYPE_SSE, RESTAP_VERSION, SSE_REQUIRED_EVENT
 import { RestapRegistry, RegisteredCapability } from '../../core/registry/restap.registry';
 import type { CatalogCapability, RestapCatalog } from '../../interfaces/catalog.interface';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import { MAX_NEWS_WAIT_SECONDS } from '../../core/news/news-request.parser';
 import { CapabilityTools } from '../../core/tools/capability-tools';
 
 /**
@@ -84,6 +85,13 @@ export class CatalogService implements OnApplicationBootstrap {
           parameters: [
             { name: 'since', in: 'query', required: false, schema: { type: 'integer', minimum: 0 }, description: 'Only items with a timestamp greater than this (ms): the largest timestamp already seen.' },
             { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: news.maxLimit, default: news.defaultLimit } },
+            {
+              name: 'wait',
+              in: 'query',
+              required: false,
+              schema: { type: 'integer', minimum: 1, maximum: MAX_NEWS_WAIT_SECONDS },
+              description: 'Seconds to hold the poll when nothing is newer than since: it answers as soon as an item commits, else with no items.',
+            },
           ],
           sessions,
         },

@@ -6,7 +6,7 @@ import type { NewsAck } from '../../interfaces/news.interface';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { resolveSessionId } from '../../sessions/session-id';
 import { writeJson } from '../../http/restap-json.writer';
-import { parseIdempotencyKey, parseLimit, parseSince } from '../../core/news/news-request.parser';
+import { parseIdempotencyKey, parseLimit, parseSince, parseWait } from '../../core/news/news-request.parser';
 import { NewsService } from '../../core/news/news.service';
 
 /**
@@ -23,7 +23,11 @@ export function createNewsController(path: string): Type<unknown> {
       @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     ) {}
 
-    /** Poll: `since` (ms, exclusive, default 0) and `limit`; session from header > query. */
+    /**
+     * Poll: `since` (ms, exclusive, default 0), `limit`, and `wait` (seconds, 1–30: hold the poll
+     * until an item commits); session from header > query. A held poll whose client goes away is
+     * dropped at once (its slot freed); nothing is written to a closed response.
+     */
     @Get(path)
     async read(@Req() req: Request, @Res() res: Response): Promise<void> {
       this.assertEnabled();
@@ -31,7 +35,18 @@ export function createNewsController(path: string): Type<unknown> {
       const since = parseSince(req.query.since);
       const { defaultLimit, maxLimit } = this.options.news;
       const limit = parseLimit(req.query.limit, defaultLimit, maxLimit);
-      writeJson(res, 200, await this.news.read({ sessionId, since, limit }));
+      const wait = parseWait(req.query.wait);
+      if (wait === undefined) return writeJson(res, 200, await this.news.read({ sessionId, since, limit }));
+      const gone = new AbortController();
+      const onClose = (): void => gone.abort();
+      res.on('close', onClose);
+      try {
+        const client = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+        const json = await this.news.readWaiting({ sessionId, since, limit, waitMs: wait * 1000, client, signal: gone.signal });
+        if (json !== undefined && !res.writableEnded && !res.destroyed) writeJson(res, 200, json);
+      } finally {
+        res.off('close', onClose);
+      }
     }
 
     /**

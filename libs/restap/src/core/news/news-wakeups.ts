@@ -1,0 +1,124 @@
+import { InjectRestapDataSource } from '../../persistence/restap-data-source';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { RESTAP_OPTIONS } from '../../restap.constants';
+import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import { PgNewsChannel, pgConfigOf } from './pg-news.channel';
+
+/** A committed item, as a wake-up hint: its feed key and timestamp. Read the store after it. */
+export interface NewsCommitHint {
+  /** `'global'`, or `feedOf(sessionId)` (the hex hash of the session id). */
+  feed: string;
+  /** The item's `timestamp` (ms, its sequence's order). */
+  ts: number;
+}
+
+/** How hints reach the other replicas; chosen once at bootstrap. */
+export type NewsWakeupsMode = 'listen' | 'in-process';
+
+/**
+ * Tells every replica that news items were committed, so held polls (GET /news?wait=) and the
+ * other doors' notification buses can read the store at once instead of polling it.
+ *
+ * On a PostgreSQL server: one dedicated `LISTEN` connection per instance (a `pg.Client` of its own,
+ * never a slot of TypeORM's pool) and a `NOTIFY` per batch of commits, sent on that same
+ * connection after the items committed (so the append statements never take the notify queue's
+ * global lock inside their own commits). On the embedded PGlite database, an in-process signal
+ * (LISTEN through its node-postgres adapter never delivers, and no other process can write there).
+ *
+ * A hint is not the record, and hints can be lost: a notification sent while the listener
+ * reconnects is gone, a process can stop between its commit and its NOTIFY. So `onResync`
+ * listeners are called after every (re)connection and on a slow timer (`news.resyncMs`): re-read
+ * from your last cursor then. Several items of one feed may share one hint (the newest ts).
+ *
+ * @example
+ * const stop = wakeups.onCommitted(({ feed, ts }) => { if (feed === myFeed && ts > cursor) void readFrom(cursor); });
+ */
+@Injectable()
+export class NewsWakeups implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Restap');
+  private readonly committedListeners = new Set<(hint: NewsCommitHint) => void>();
+  private readonly resyncListeners = new Set<() => void>();
+  /** Tags this instance's notifications, so it does not wake its own polls twice. */
+  readonly instanceId = randomBytes(6).toString('hex');
+  private channel?: PgNewsChannel;
+  private timer?: NodeJS.Timeout;
+  private mode: NewsWakeupsMode = 'in-process';
+
+  constructor(
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Optional() @InjectRestapDataSource() private readonly dataSource?: DataSource,
+  ) {}
+
+  /**
+   * Calls `listener` on every replica for every committed news item (see {@link NewsCommitHint}).
+   * Returns the unsubscribe function. A listener must not throw (a throw is logged and ignored).
+   */
+  onCommitted(listener: (hint: NewsCommitHint) => void): () => void {
+    this.committedListeners.add(listener);
+    return () => this.committedListeners.delete(listener);
+  }
+
+  /** Calls `listener` when hints may have been missed: after a (re)connection and every `news.resyncMs`. */
+  onResync(listener: () => void): () => void {
+    this.resyncListeners.add(listener);
+    return () => this.resyncListeners.delete(listener);
+  }
+
+  /** 'listen' (LISTEN/NOTIFY across replicas) or 'in-process' (this instance only). */
+  get transport(): NewsWakeupsMode {
+    return this.mode;
+  }
+
+  /** True while hints from other replicas can arrive (always true in-process). */
+  get connected(): boolean {
+    return this.mode === 'in-process' || this.channel?.listening === true;
+  }
+
+  /** Called once an item is committed: wakes this instance at once and the others through NOTIFY. */
+  committed(hint: NewsCommitHint): void {
+    this.emit(hint);
+    this.channel?.send(hint);
+  }
+
+  onApplicationBootstrap(): void {
+    const { news } = this.options;
+    if (!news.enabled) return;
+    const config = news.wakeups === 'in-process' ? undefined : pgConfigOf(news.wakeups, this.dataSource);
+    if (config) {
+      this.mode = 'listen';
+      this.channel = new PgNewsChannel(config, this.instanceId, {
+        hints: (hints) => hints.forEach((h) => this.emit(h)),
+        listening: () => this.resync(),
+      });
+      this.channel.start();
+    }
+    this.timer = setInterval(() => {
+      this.channel?.ping();
+      this.resync();
+    }, news.resyncMs);
+    this.timer.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.channel?.close();
+  }
+
+  private emit(hint: NewsCommitHint): void {
+    for (const listener of this.committedListeners) this.call(listener, hint);
+  }
+
+  private resync(): void {
+    for (const listener of this.resyncListeners) this.call(listener, undefined);
+  }
+
+  private call<T>(listener: (arg: T) => void, arg: T): void {
+    try {
+      listener(arg);
+    } catch (error) {
+      this.logger.error(`A news wake-up listener threw: ${(error as Error)?.message ?? String(error)}`);
+    }
+  }
+}

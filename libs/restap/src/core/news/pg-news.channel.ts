@@ -1,0 +1,165 @@
+import { Logger } from '@nestjs/common';
+import { Client, type ClientConfig, type Notification } from 'pg';
+import type { DataSource } from 'typeorm';
+import { GroupCommit } from '../../persistence/group-commit';
+import type { NewsCommitHint } from './news-wakeups';
+
+/** The NOTIFY channel of news commits. */
+export const NEWS_CHANNEL = 'restap_news';
+/** NOTIFY payloads must stay under 8000 bytes; a hint takes at most ~85. */
+const MAX_PAYLOAD = 7_800;
+/** Longest wait for the listener's health check before the connection is taken for dead. */
+const PING_TIMEOUT_MS = 5_000;
+const MAX_BACKOFF_MS = 5_000;
+
+/** What the channel hands back to its owner. */
+export interface PgNewsChannelEvents {
+  /** Hints another instance sent. */
+  hints(hints: NewsCommitHint[]): void;
+  /** LISTEN is in place (first time or after a reconnect): anything sent meanwhile was lost. */
+  listening(): void;
+}
+
+/**
+ * The connection settings of the LISTEN client: `listenUrl` when given, else those of TypeORM's own
+ * pg pool (so the same host, credentials, TLS and timeouts). Undefined when the DataSource is not
+ * a PostgreSQL server reached over a socket: PGlite's adapter hands the pool a ready `connection`.
+ */
+export function pgConfigOf(option: 'auto' | { listenUrl: string }, dataSource: DataSource | undefined): ClientConfig | undefined {
+  const base = { application_name: 'restap-news-listener', keepAlive: true, connectionTimeoutMillis: 5_000 };
+  if (typeof option === 'object') return { ...base, connectionString: option.listenUrl };
+  if (dataSource?.options.type !== 'postgres') return undefined;
+  const pool = (dataSource.driver as { master?: { options?: ClientConfig & { connection?: unknown } } }).master;
+  const options = pool?.options;
+  if (!options || options.connection !== undefined || options.stream !== undefined) return undefined;
+  return { ...options, ...base, connectionTimeoutMillis: options.connectionTimeoutMillis || base.connectionTimeoutMillis };
+}
+
+/**
+ * One dedicated `pg.Client` per instance: it LISTENs for other instances' commits and sends this
+ * instance's, batched (one NOTIFY statement carries every hint that waited while the previous one
+ * was in flight, each feed once with its newest ts). It reconnects with backoff for as long as the
+ * app runs; while it is down, hints are neither sent nor received and the owner's resync timer
+ * covers the gap. Its session runs with `synchronous_commit = off`: a NOTIFY only announces items
+ * that are already durable, so it need not wait for a WAL flush of its own.
+ */
+export class PgNewsChannel {
+  private readonly logger = new Logger('Restap');
+  private readonly outbox = new GroupCommit<NewsCommitHint, void>((_, hints) => this.flush(hints), 4096, { retryAlone: false });
+  private client?: Client;
+  private closed = false;
+  private backoffMs = 100;
+  private down = false;
+
+  constructor(
+    private readonly config: ClientConfig,
+    private readonly instanceId: string,
+    private readonly events: PgNewsChannelEvents,
+  ) {}
+
+  /** True while LISTEN is in place. */
+  get listening(): boolean {
+    return this.client !== undefined;
+  }
+
+  start(): void {
+    void this.connect();
+  }
+
+  /** Queues a hint for the next NOTIFY; dropped while the connection is down (receivers resync). */
+  send(hint: NewsCommitHint): void {
+    if (this.client) this.outbox.submit('notify', hint).catch(() => undefined);
+  }
+
+  /** Health check on the slow timer: a connection that stopped answering is replaced. */
+  ping(): void {
+    const client = this.client;
+    if (!client) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
+    });
+    Promise.race([client.query('SELECT 1'), timeout])
+      .catch((error: unknown) => this.lost(client, error))
+      .finally(() => clearTimeout(timer));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+
+  private async connect(): Promise<void> {
+    if (this.closed) return;
+    const client = new Client(this.config);
+    client.on('error', (error) => this.lost(client, error));
+    client.on('end', () => this.lost(client));
+    client.on('notification', (message) => this.receive(message));
+    try {
+      await client.connect();
+      await client.query('SET synchronous_commit TO off');
+      await client.query(`LISTEN ${NEWS_CHANNEL}`);
+    } catch (error) {
+      this.lost(client, error);
+      return;
+    }
+    if (this.closed) return void client.end().catch(() => undefined);
+    this.client = client;
+    this.backoffMs = 100;
+    if (this.down) this.logger.log('News wake-ups: LISTEN connection to PostgreSQL is back; held polls re-read their feeds.');
+    this.down = false;
+    this.events.listening();
+  }
+
+  /** The connection failed (or never opened): drop it and try again later. Runs once per client. */
+  private lost(client: Client, error?: unknown): void {
+    const marked = client as Client & { restapLost?: boolean };
+    if (marked.restapLost) return;
+    marked.restapLost = true;
+    client.end().catch(() => undefined);
+    if (this.client === client) this.client = undefined;
+    if (this.closed) return;
+    if (!this.down) {
+      const why = error instanceof Error ? error.message : 'connection ended';
+      this.logger.warn(`News wake-ups: LISTEN connection to PostgreSQL lost (${why}); reconnecting. Held polls still answer (from this instance's writes, and by re-reading every few seconds).`);
+      this.down = true;
+    }
+    setTimeout(() => void this.connect(), this.backoffMs).unref();
+    this.backoffMs = Math.min(this.backoffMs * 2, MAX_BACKOFF_MS);
+  }
+
+  /** One statement for everything that waited: each feed once, newest ts, in payloads under 8000 bytes. */
+  private async flush(hints: NewsCommitHint[]): Promise<void[]> {
+    const client = this.client;
+    if (client) {
+      const newest = new Map<string, number>();
+      for (const { feed, ts } of hints) newest.set(feed, Math.max(ts, newest.get(feed) ?? 0));
+      const payloads: string[] = [];
+      let payload = '';
+      for (const [feed, ts] of newest) {
+        const entry = ` ${feed}:${ts}`;
+        if (payload && payload.length + entry.length > MAX_PAYLOAD) payloads.push(payload), (payload = '');
+        payload = (payload || `1 ${this.instanceId}`) + entry;
+      }
+      if (payload) payloads.push(payload);
+      await client.query('SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p', [NEWS_CHANNEL, payloads]);
+    }
+    return hints.map(() => undefined);
+  }
+
+  /** `1 <instance> <feed>:<ts> …`; this instance's own notifications were already delivered in-process. */
+  private receive(message: Notification): void {
+    if (message.channel !== NEWS_CHANNEL || !message.payload) return;
+    const [version, instance, ...entries] = message.payload.split(' ');
+    if (version !== '1' || instance === this.instanceId) return;
+    const hints: NewsCommitHint[] = [];
+    for (const entry of entries) {
+      const at = entry.lastIndexOf(':');
+      const ts = Number(entry.slice(at + 1));
+      if (at > 0 && Number.isSafeInteger(ts)) hints.push({ feed: entry.slice(0, at), ts });
+    }
+    if (hints.length) this.events.hints(hints);
+  }
+}
