@@ -42,11 +42,12 @@ const HELP: Record<string, CommandHelp> = {
     options: [
       ['--since MS', 'only items newer than this timestamp (ms), e.g. the last one you saw'],
       ['--limit N', 'at most N items a page'],
-      ['-f, --follow', 'keep polling until Ctrl-C'],
+      ['--wait S', "hold each poll up to S seconds for the next item, when the agent offers it (--follow uses the agent's maximum; 0: plain polling)"],
+      ['-f, --follow', 'keep polling until Ctrl-C (long-polling with wait when the agent offers it)'],
       ['--session ID', "read this session's feed (required when the agent's news is session-scoped)"],
       ['--json', 'print the page as JSON (with --follow: one JSON item a line)'],
     ],
-    examples: ['restap news http://127.0.0.1:3000 --follow', 'restap news http://127.0.0.1:3000 --since 1764700000000 --limit 50'],
+    examples: ['restap news http://127.0.0.1:3000 --follow', 'restap news http://127.0.0.1:3000 --since 1764700000000 --wait 25', 'restap news http://127.0.0.1:3000 --since 1764700000000 --limit 50'],
   },
   'news post': {
     usage: NEWS_POST_USAGE,
