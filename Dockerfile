@@ -2,7 +2,7 @@
 # Stage 1 compiles with every dependency; stage 2 installs production dependencies only;
 # the runtime image gets those and the compiled output, and runs as the unprivileged `node` user.
 
-FROM node:20-slim AS build
+FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -13,12 +13,12 @@ COPY scripts ./scripts
 # Compiles the sample and packs the client into dist/packages, which the agent serves and advertises.
 RUN npm run build
 
-FROM node:20-slim AS prod-deps
+FROM node:24-slim AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
-FROM node:20-slim
+FROM node:24-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
