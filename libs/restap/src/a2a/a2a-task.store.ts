@@ -1,0 +1,178 @@
+import { Injectable } from '@nestjs/common';
+import { Task, TaskState, taskStateToJSON, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
+import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
+import { RestapSql, statement } from '../persistence/restap-sql';
+import { hashSessionId } from '../sessions/session-id';
+import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { A2aCaller } from './a2a-caller';
+
+/** Where the executor leaves the context id of the turn it runs (see {@link A2aTaskStore.load}). */
+export const CONTEXT_ID_STATE = 'restap.a2a.contextId';
+
+/** The instance id written as `runner` while this process runs a task (see A2aReplicaGuard). */
+export const INSTANCE_ID = `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+
+const TERMINAL = new Set<TaskState>([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+
+/** A task is read by its owner, or by whoever names its context (the session id is the secret). */
+const LOAD = statement(`
+  SELECT task, context_hash, context_box, runner, updated_at FROM restap_a2a_tasks
+  WHERE id = $1 AND (owner_hash = $2 OR context_hash = $3)`);
+
+/** Insert, or update a task its writer may read (another identity cannot overwrite it). */
+const SAVE = statement(`
+  INSERT INTO restap_a2a_tasks AS t (id, owner_hash, context_hash, context_box, state, status_at, task, runner)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+  ON CONFLICT (id) DO UPDATE SET
+    context_box = COALESCE(t.context_box, EXCLUDED.context_box),
+    state = EXCLUDED.state, status_at = EXCLUDED.status_at, task = EXCLUDED.task,
+    runner = EXCLUDED.runner, updated_at = now()
+  WHERE t.owner_hash = EXCLUDED.owner_hash OR t.context_hash = EXCLUDED.context_hash`);
+
+/** One page, newest status first; `$3`/`$4` the cursor, `$5` a state filter, `$6` a time floor. */
+const LIST = statement(`
+  SELECT id, task, context_hash, context_box, status_at FROM restap_a2a_tasks
+  WHERE (CASE WHEN $2::bytea IS NULL THEN owner_hash = $1 ELSE context_hash = $2 END)
+    AND ($3::timestamptz IS NULL OR (status_at, id) < ($3::timestamptz, $4::text))
+    AND ($5::text IS NULL OR state = $5)
+    AND ($6::timestamptz IS NULL OR status_at > $6)
+  ORDER BY status_at DESC, id DESC
+  LIMIT $7`);
+
+const COUNT = statement(`
+  SELECT count(*)::int AS n FROM restap_a2a_tasks
+  WHERE (CASE WHEN $2::bytea IS NULL THEN owner_hash = $1 ELSE context_hash = $2 END)
+    AND ($3::text IS NULL OR state = $3)
+    AND ($4::timestamptz IS NULL OR status_at > $4)`);
+
+interface TaskRow {
+  id?: string;
+  task: unknown;
+  context_hash: Buffer;
+  context_box: Buffer | null;
+  runner?: string | null;
+  updated_at?: Date | string;
+  status_at?: Date | string;
+}
+
+/** What a load knows beyond the task: who runs it and when it last changed. */
+export interface StoredTaskInfo {
+  runner: string | null;
+  updatedAt: Date;
+}
+
+/**
+ * The SDK's `TaskStore` on the module's PostgreSQL (restap_a2a_tasks): tasks outlive a restart and
+ * every replica answers for them. Scoped by owner — the SHA-256 of the caller's identity — or by
+ * context: a caller naming the task's context id (its session id, a secret) may read it too.
+ *
+ * Context ids never reach storage in clear: the document is stored with them blanked, beside
+ * their SHA-256 and a seal only the owner's credentials open. On load they are put back from what
+ * the request knows (the executor's turn, the request's own contextId) or from the seal; a caller
+ * without credentials who names neither gets the task with an empty contextId.
+ */
+@Injectable()
+export class A2aTaskStore implements TaskStore {
+  constructor(private readonly sql: RestapSql) {}
+
+  async save(task: Task, context: ServerCallContext): Promise<void> {
+    const caller = callerOf(context);
+    const state = task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
+    await this.sql.query(SAVE, [
+      task.id,
+      caller.ownerHash,
+      hashSessionId(task.contextId),
+      caller.seal(task.contextId),
+      taskStateToJSON(state),
+      new Date(task.status?.timestamp ?? Date.now()),
+      JSON.stringify(Task.toJSON(withContextId(task, ''))),
+      TERMINAL.has(state) ? null : INSTANCE_ID,
+    ]);
+  }
+
+  async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
+    return (await this.loadWithInfo(taskId, context))?.task;
+  }
+
+  /** The task and who runs it; undefined when missing or not the caller's. */
+  async loadWithInfo(taskId: string, context: ServerCallContext): Promise<{ task: Task; info: StoredTaskInfo } | undefined> {
+    const caller = callerOf(context);
+    const known = knownContextIds(context, caller);
+    const [row] = await this.sql.query<TaskRow>(LOAD, [taskId, caller.ownerHash, known[0] ? hashSessionId(known[0]) : null]);
+    if (!row) return undefined;
+    return {
+      task: this.restore(row, caller, known),
+      info: { runner: row.runner ?? null, updatedAt: new Date(row.updated_at ?? Date.now()) },
+    };
+  }
+
+  async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+    const caller = callerOf(context);
+    const pageSize = params.pageSize ?? 50;
+    const contextHash = params.contextId ? hashSessionId(params.contextId) : null;
+    const cursor = params.pageToken ? decodeCursor(params.pageToken) : undefined;
+    const state = params.status ? taskStateToJSON(params.status) : null;
+    const after = params.statusTimestampAfter ? new Date(params.statusTimestampAfter) : null;
+    const [rows, [{ n }]] = await Promise.all([
+      this.sql.query<TaskRow>(LIST, [caller.ownerHash, contextHash, cursor?.at ?? null, cursor?.id ?? null, state, after, pageSize + 1]),
+      this.sql.query<{ n: number }>(COUNT, [caller.ownerHash, contextHash, state, after]),
+    ]);
+    const page = rows.slice(0, pageSize);
+    const known = params.contextId ? [params.contextId] : knownContextIds(context, caller);
+    const tasks = page.map((row) => {
+      const task = this.restore(row, caller, known);
+      if (!params.includeArtifacts) task.artifacts = [];
+      return task;
+    });
+    const last = page[page.length - 1];
+    return {
+      tasks,
+      nextPageToken: rows.length > pageSize && last ? encodeCursor(new Date(last.status_at as Date | string), last.id as string) : '',
+      pageSize,
+      totalSize: n,
+    };
+  }
+
+  private restore(row: TaskRow, caller: A2aCaller, known: string[]): Task {
+    const document = typeof row.task === 'string' ? JSON.parse(row.task) : row.task;
+    const hash = Buffer.from(row.context_hash);
+    const contextId = known.find((id) => hashSessionId(id).equals(hash)) ?? caller.open(row.context_box && Buffer.from(row.context_box)) ?? '';
+    return withContextId(Task.fromJSON(document), contextId);
+  }
+}
+
+/** The request's A2aCaller; a context built elsewhere counts as anonymous. */
+export function callerOf(context: ServerCallContext): A2aCaller {
+  return context.user instanceof A2aCaller ? context.user : new A2aCaller({ headers: {} }, undefined);
+}
+
+function knownContextIds(context: ServerCallContext, caller: A2aCaller): string[] {
+  const running = context.state.get(CONTEXT_ID_STATE);
+  return [...(typeof running === 'string' && running ? [running] : []), ...(caller.contextHint ? [caller.contextHint] : [])];
+}
+
+/** A copy of `task` whose context id (and its messages') is `contextId`. */
+function withContextId(task: Task, contextId: string): Task {
+  const message = task.status?.message;
+  return {
+    ...task,
+    contextId,
+    history: (task.history ?? []).map((m) => ({ ...m, contextId })),
+    ...(task.status ? { status: { ...task.status, ...(message ? { message: { ...message, contextId } } : {}) } } : {}),
+  };
+}
+
+function encodeCursor(at: Date, id: string): string {
+  return Buffer.from(JSON.stringify([at.toISOString(), id]), 'utf8').toString('base64url');
+}
+
+function decodeCursor(token: string): { at: Date; id: string } {
+  try {
+    const [at, id] = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as [string, string];
+    const date = new Date(at);
+    if (typeof id === 'string' && !Number.isNaN(date.getTime())) return { at: date, id };
+  } catch {
+    // answered below
+  }
+  throw new RequestMalformedError('pageToken is not a token this agent issued.');
+}
