@@ -6,21 +6,27 @@ import bodyParser from 'body-parser';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import typeIs from 'type-is';
 import { RESTAP_OPTIONS, SESSION_ID_PATTERN } from '../restap.constants';
-import { RestapRegistry } from '../discovery/restap.registry';
+import { mintSessionId } from '../sessions/session-id';
+import { RestapRegistry } from '../core/registry/restap.registry';
 import { InvalidJsonException, InvalidRequestException, MethodNotAllowedException, PayloadTooLargeException, ShuttingDownException } from '../exceptions';
 import { toErrorBody } from '../exceptions/restap-exception.filter';
 import { writeJson } from '../http/restap-json.writer';
-import { withinDepth } from '../http/restap-body.parser';
+import { withinDepth } from '../core/text/json-depth';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import { RestapDrain } from '../lifecycle/restap-drain.service';
 import { A2aCaller } from './a2a-caller';
 import { A2aGuards } from './a2a-guards';
-import { A2aRequestHandler } from './a2a-request.handler';
+import { DefaultExecutionEventBusManager } from '@a2a-js/sdk/server';
+import { A2aTaskStore } from './a2a-task.store';
+import { ReplicaAwareRequestHandler } from './replica-aware.handler';
+import { TalkExecutor } from './talk.executor';
 import { buildAgentCard, cardFor } from './agent-card.factory';
 
 const CARD_PATH = `/${AGENT_CARD_PATH}`;
 /** Card handlers kept per origin (Host header): past this, cards are built per request. */
 const MAX_ORIGINS = 16;
+/** Past a turn's timeout, how long a task may stay silent before its runner counts as gone. */
+const ORPHAN_MARGIN_MS = 30_000;
 
 /**
  * The A2A door on the host's Express app, with the official SDK doing the protocol: the agent card
@@ -44,7 +50,8 @@ export class A2aDoor implements OnApplicationBootstrap {
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly registry: RestapRegistry,
     private readonly guards: A2aGuards,
-    private readonly handler: A2aRequestHandler,
+    private readonly tasks: A2aTaskStore,
+    private readonly executor: TalkExecutor,
     private readonly drain: RestapDrain,
   ) {
     this.parse = bodyParser.json({ limit: options.limits.bodyBytes, strict: false, type: () => true });
@@ -57,9 +64,17 @@ export class A2aDoor implements OnApplicationBootstrap {
     const talk = this.options.talk.enabled && this.registry.getTalkHandler() !== undefined;
     this.card = buildAgentCard({ options: this.options, capabilities: this.registry.getCapabilities(), talk });
     // The request handler checks versions and streaming against the card; its URLs are not used.
-    this.handler.init(cardFor(this.card, this.options.a2a.baseUrl ?? 'http://localhost', this.options.a2a.path));
+    const handler = new ReplicaAwareRequestHandler(
+      cardFor(this.card, this.options.a2a.baseUrl ?? 'http://localhost', this.options.a2a.path),
+      this.tasks,
+      this.executor,
+      // One scope for every caller: the task store decides who may see a task, before any bus is used.
+      new DefaultExecutionEventBusManager(() => ''),
+      // A running turn saves at least every talk.timeoutMs (it ends then): silent longer, its instance is gone.
+      this.options.talk.timeoutMs + ORPHAN_MARGIN_MS,
+    );
     this.rpc = jsonRpcHandler({
-      requestHandler: this.handler,
+      requestHandler: handler,
       userBuilder: async (req) => this.callerOf(req),
       legacyCompat: { enabled: true },
     });
@@ -73,7 +88,9 @@ export class A2aDoor implements OnApplicationBootstrap {
 
   private route(req: Request, res: Response, next: NextFunction): void {
     const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
-    if (path === CARD_PATH && (req.method === 'GET' || req.method === 'HEAD') && this.card) return this.cardHandler(req)(req, res, next);
+    if ((path === CARD_PATH || path === `${this.options.a2a.path}${CARD_PATH}`) && (req.method === 'GET' || req.method === 'HEAD') && this.card) {
+      return mounted(this.cardHandler(req), req, res, next);
+    }
     if (path !== this.options.a2a.path || !this.rpc) return next();
     if (req.method !== 'POST') return fail(res, new MethodNotAllowedException(['POST'], `${req.method} is not allowed here: the A2A JSON-RPC endpoint takes POST.`));
     if (this.drain.isDraining()) {
@@ -84,14 +101,8 @@ export class A2aDoor implements OnApplicationBootstrap {
     this.body(req, res, () => {
       this.guards.check(req, res).then(
         () => {
-          // The SDK's router serves its own root: hand it the request as mounted there.
-          const url = req.url;
-          req.url = '/';
-          rpc(req, res, (error?: unknown) => {
-            req.url = url;
-            if (error) fail(res, error);
-            else next();
-          });
+          mintContextId(req.body);
+          mounted(rpc, req, res, (error?: unknown) => (error ? fail(res, error) : next()));
         },
         (error: unknown) => fail(res, error),
       );
@@ -144,6 +155,30 @@ export class A2aDoor implements OnApplicationBootstrap {
 function servedCard(card: AgentCard): AgentCard {
   const proto = { toJSON(this: AgentCard) { return AgentCard.toJSON(this); } };
   return Object.assign(Object.create(proto) as AgentCard, card);
+}
+
+/** Runs one of the SDK's routers (which serve their own root) on the request, as if mounted at its path. */
+function mounted(handler: RequestHandler, req: Request, res: Response, next: (error?: unknown) => void): void {
+  const url = req.url;
+  const query = url.indexOf('?');
+  req.url = query === -1 ? '/' : `/${url.slice(query)}`;
+  void handler(req, res, (error?: unknown) => {
+    req.url = url;
+    next(error);
+  });
+}
+
+const SEND_METHODS = new Set(['SendMessage', 'SendStreamingMessage', 'message/send', 'message/stream']);
+
+/**
+ * A message that starts a conversation (no contextId, no taskId) gets a session id minted by the
+ * session rules as its contextId, before the SDK would draw a UUID: the context is the session.
+ */
+function mintContextId(body: unknown): void {
+  const rpc = body as { method?: unknown; params?: { message?: { contextId?: unknown; taskId?: unknown } } } | undefined;
+  const message = rpc?.params?.message;
+  if (typeof rpc?.method !== 'string' || !SEND_METHODS.has(rpc.method) || !message || typeof message !== 'object') return;
+  if (!message.contextId && !message.taskId) message.contextId = mintSessionId();
 }
 
 /** A context id the request names (SendMessage's message.contextId, ListTasks' contextId). */

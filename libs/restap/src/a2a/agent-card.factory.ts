@@ -1,7 +1,7 @@
 import { A2A_PROTOCOL_VERSION, type AgentCard, type AgentSkill, type SecurityScheme } from '@a2a-js/sdk';
 import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
 import { CATALOG_PATH } from '../restap.constants';
-import type { RegisteredCapability } from '../discovery/restap.registry';
+import type { RegisteredCapability } from '../core/registry/restap.registry';
 import type { JsonSchema } from '../interfaces/catalog.interface';
 import type { ResolvedRestapOptions, RestapA2aSecurityScheme } from '../interfaces/restap-options.interface';
 
