@@ -129,11 +129,16 @@ function resolvePlayground(value: RestapModuleOptions['playground']): Required<R
   return { enabled, path };
 }
 
-/** The default A2A identity: the credentials the caller sent (hashed before storage). */
+/**
+ * The default A2A identity: the credential the caller sent — a bearer token or an `X-API-Key`
+ * (the same key either way), else the whole `Authorization` value. Hashed before storage.
+ */
 function credentialsOf(caller: { headers: Record<string, string | string[] | undefined> }): string | undefined {
   const { authorization, 'x-api-key': apiKey } = caller.headers;
+  const bearer = typeof authorization === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
+  if (bearer) return `key:${bearer}`;
+  if (typeof apiKey === 'string' && apiKey.trim()) return `key:${apiKey.trim()}`;
   if (typeof authorization === 'string' && authorization.trim()) return `authorization:${authorization.trim()}`;
-  if (typeof apiKey === 'string' && apiKey.trim()) return `x-api-key:${apiKey.trim()}`;
   return undefined;
 }
 
