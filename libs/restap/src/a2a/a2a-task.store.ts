@@ -4,13 +4,12 @@ import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { RestapSql, statement } from '../persistence/restap-sql';
 import { hashSessionId } from '../sessions/session-id';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { randomBytes } from 'node:crypto';
 import { A2aCaller } from './a2a-caller';
 
 /** Where the executor leaves the context id of the turn it runs (see {@link A2aTaskStore.load}). */
 export const CONTEXT_ID_STATE = 'restap.a2a.contextId';
 
-/** The instance id written as `runner` while this process runs a task (see A2aReplicaGuard). */
-export const INSTANCE_ID = `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
 const TERMINAL = new Set<TaskState>([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
 
@@ -73,6 +72,9 @@ export interface StoredTaskInfo {
  */
 @Injectable()
 export class A2aTaskStore implements TaskStore {
+  /** This app instance, written as `runner` while it runs a task (see ReplicaAwareRequestHandler). */
+  readonly instanceId = randomBytes(12).toString('base64url');
+
   constructor(private readonly sql: RestapSql) {}
 
   async save(task: Task, context: ServerCallContext): Promise<void> {
@@ -86,7 +88,7 @@ export class A2aTaskStore implements TaskStore {
       taskStateToJSON(state),
       new Date(task.status?.timestamp ?? Date.now()),
       JSON.stringify(Task.toJSON(withContextId(task, ''))),
-      TERMINAL.has(state) ? null : INSTANCE_ID,
+      TERMINAL.has(state) ? null : this.instanceId,
     ]);
   }
 

@@ -1,7 +1,7 @@
 import { TaskState, type AgentCard, type CancelTaskRequest, type StreamResponse, type SubscribeToTaskRequest, type Task } from '@a2a-js/sdk';
 import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler, type AgentExecutor, type ServerCallContext } from '@a2a-js/sdk/server';
-import { INSTANCE_ID, type A2aTaskStore } from './a2a-task.store';
+import type { A2aTaskStore } from './a2a-task.store';
 
 const TERMINAL = new Set<TaskState | undefined>([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
 
@@ -42,7 +42,7 @@ export class ReplicaAwareRequestHandler extends DefaultRequestHandler {
     const loaded = await this.tasks.loadWithInfo(taskId, context);
     if (!loaded || TERMINAL.has(loaded.task.status?.state)) return;
     const { runner, updatedAt } = loaded.info;
-    if (runner && runner !== INSTANCE_ID && Date.now() - updatedAt.getTime() < this.orphanAfterMs) {
+    if (runner && runner !== this.tasks.instanceId && Date.now() - updatedAt.getTime() < this.orphanAfterMs) {
       throw new UnsupportedOperationError(
         `Task ${taskId} is running on another instance of this agent, which alone can ${what} it: retry (another connection may reach it), or poll GetTask until it ends.`,
       );

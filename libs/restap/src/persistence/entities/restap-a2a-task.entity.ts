@@ -38,7 +38,7 @@ export class RestapA2aTaskEntity {
   @Column({ type: 'json' })
   task: unknown;
 
-  /** The instance running the task while it is not final (see A2aReplicaGuard). */
+  /** The instance running the task while it is not final (see ReplicaAwareRequestHandler). */
   @Column({ type: 'text', nullable: true })
   runner: string | null;
 
