@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Task, TaskState, taskStateToJSON, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
+import { Task, TaskState, taskStateToJSON, type ListTasksRequest, type ListTasksResponse, type Part } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { RestapSql, statement } from '../persistence/restap-sql';
 import { hashSessionId } from '../sessions/session-id';
@@ -54,6 +54,21 @@ interface TaskRow {
   status_at?: Date | string;
 }
 
+/** While a task streams, the longest its stored copy lags behind, ms. */
+const FLUSH_MS = 100;
+
+/** A task running on this instance: its latest state, and the write of it in flight. */
+interface LiveTask {
+  id: string;
+  ownerHash: Buffer;
+  contextHash: Buffer;
+  box: Buffer | null;
+  state: TaskState;
+  task: Task;
+  written: Promise<void>;
+  flushTimer?: NodeJS.Timeout;
+}
+
 /** What a load knows beyond the task: who runs it and when it last changed. */
 export interface StoredTaskInfo {
   runner: string | null;
@@ -75,21 +90,33 @@ export class A2aTaskStore implements TaskStore {
   /** This app instance, written as `runner` while it runs a task (see ReplicaAwareRequestHandler). */
   readonly instanceId = randomBytes(12).toString('base64url');
 
+  /** Tasks running on this instance, as last saved (see {@link save}). */
+  private readonly live = new Map<string, LiveTask>();
+
   constructor(private readonly sql: RestapSql) {}
 
+  /**
+   * Writes the task. While it runs here and only its artifacts and history grow (a reply streamed
+   * delta by delta: one save per delta), saves are kept in memory and written at most every
+   * {@link FLUSH_MS}; a change of state, and the final one, is written before `save` resolves.
+   */
   async save(task: Task, context: ServerCallContext): Promise<void> {
     const caller = callerOf(context);
     const state = task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
-    await this.sql.query(SAVE, [
-      task.id,
-      caller.ownerHash,
-      hashSessionId(task.contextId),
-      caller.seal(task.contextId),
-      taskStateToJSON(state),
-      new Date(task.status?.timestamp ?? Date.now()),
-      JSON.stringify(Task.toJSON(withContextId(task, ''))),
-      TERMINAL.has(state) ? null : this.instanceId,
-    ]);
+    const final = TERMINAL.has(state);
+    let entry = this.live.get(task.id);
+    if (entry && !entry.ownerHash.equals(caller.ownerHash)) entry = undefined; // not this writer's: the statement decides
+    if (entry && !final && entry.state === state) {
+      entry.task = structuredClone(task);
+      entry.flushTimer ??= setTimeout(() => void this.flush(entry as LiveTask).catch(() => undefined), FLUSH_MS).unref();
+      return;
+    }
+    const next: LiveTask = entry ?? { id: task.id, ownerHash: caller.ownerHash, contextHash: hashSessionId(task.contextId), box: caller.seal(task.contextId), state, task, written: Promise.resolve() };
+    next.state = state;
+    next.task = final ? compactText(task) : structuredClone(task);
+    if (final) this.live.delete(task.id);
+    else this.live.set(task.id, next);
+    await this.flush(next);
   }
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
@@ -100,12 +127,39 @@ export class A2aTaskStore implements TaskStore {
   async loadWithInfo(taskId: string, context: ServerCallContext): Promise<{ task: Task; info: StoredTaskInfo } | undefined> {
     const caller = callerOf(context);
     const known = knownContextIds(context, caller);
+    const live = this.live.get(taskId);
+    if (live && (live.ownerHash.equals(caller.ownerHash) || known.some((id) => hashSessionId(id).equals(live.contextHash)))) {
+      const contextId = live.task.contextId;
+      const visible = known.includes(contextId) || (caller.isAuthenticated && live.ownerHash.equals(caller.ownerHash));
+      return { task: withContextId(structuredClone(live.task), visible ? contextId : ''), info: { runner: this.instanceId, updatedAt: new Date() } };
+    }
     const [row] = await this.sql.query<TaskRow>(LOAD, [taskId, caller.ownerHash, known[0] ? hashSessionId(known[0]) : null]);
     if (!row) return undefined;
     return {
       task: this.restore(row, caller, known),
       info: { runner: row.runner ?? null, updatedAt: new Date(row.updated_at ?? Date.now()) },
     };
+  }
+
+  /** Writes the task's latest state, after any write of it still in flight (writes of one task stay in order). */
+  private flush(entry: LiveTask): Promise<void> {
+    if (entry.flushTimer) clearTimeout(entry.flushTimer);
+    entry.flushTimer = undefined;
+    const { task, state } = entry;
+    const write = entry.written.catch(() => undefined).then(async () => {
+      await this.sql.query(SAVE, [
+        task.id,
+        entry.ownerHash,
+        entry.contextHash,
+        entry.box,
+        taskStateToJSON(state),
+        new Date(task.status?.timestamp ?? Date.now()),
+        JSON.stringify(Task.toJSON(withContextId(task, ''))),
+        TERMINAL.has(state) ? null : this.instanceId,
+      ]);
+    });
+    entry.written = write;
+    return write;
   }
 
   async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
@@ -152,6 +206,29 @@ function knownContextIds(context: ServerCallContext, caller: A2aCaller): string[
   const running = context.state.get(CONTEXT_ID_STATE);
   return [...(typeof running === 'string' && running ? [running] : []), ...(caller.contextHint ? [caller.contextHint] : [])];
 }
+
+/**
+ * A copy of a finished task whose streamed reply is one text part per artifact run instead of one
+ * per delta: adjacent plain text parts (no metadata, no filename, same media type) are joined.
+ */
+function compactText(task: Task): Task {
+  const copy = structuredClone(task);
+  for (const artifact of copy.artifacts ?? []) {
+    const parts: Part[] = [];
+    for (const part of artifact.parts) {
+      const last = parts[parts.length - 1];
+      if (part.content?.$case === 'text' && last?.content?.$case === 'text' && plain(part) && plain(last) && part.mediaType === last.mediaType) {
+        last.content = { $case: 'text', value: last.content.value + part.content.value };
+      } else {
+        parts.push(part);
+      }
+    }
+    artifact.parts = parts;
+  }
+  return copy;
+}
+
+const plain = (part: Part): boolean => !part.filename && (!part.metadata || !Object.keys(part.metadata).length);
 
 /** A copy of `task` whose context id (and its messages') is `contextId`. */
 function withContextId(task: Task, contextId: string): Task {
