@@ -1,5 +1,5 @@
 import { TaskState } from '@a2a-js/sdk';
-import { startFakeLlm, type FakeLlm } from '../support/fake-llm';
+import { startFakeLlm, type ChatRequestBody, type FakeLlm } from '../support/fake-llm';
 import { createTestDatabase, usingServer, type TestDatabase } from '../support/test-database';
 import { startSample, type RunningApp } from '../support/sample-app';
 import { createTempPostgres, type TempPostgres } from '../reliability/support/temp-postgres';
@@ -8,6 +8,9 @@ import { API_KEY, artifactText, asTask, clientFor, collect, sendParams, text, us
 // Two instances of the sample on one PostgreSQL: the one of TEST_DATABASE_URL, else one the test
 // starts itself (two embedded databases would be two agents).
 jest.setTimeout(120_000);
+
+/** The fake model's reply: every user message it was shown. */
+const SEEN = (body: ChatRequestBody): string => `Seen ${(body.messages ?? []).filter((m) => m.role === 'user').map((m) => m.content).join(' | ')}`;
 
 describe('A2A door: two instances on one database', () => {
   let db: TestDatabase | undefined;
@@ -25,7 +28,7 @@ describe('A2A door: two instances on one database', () => {
       pg = await createTempPostgres();
       url = pg.url;
     }
-    llm = await startFakeLlm({ reply: (body) => `Seen ${(body.messages ?? []).filter((m) => m.role === 'user').map((m) => m.content).join(' | ')}` });
+    llm = await startFakeLlm({ reply: SEEN });
     const config = { llm: { baseUrl: llm.baseUrl, model: 'test-model' }, apiKey: API_KEY };
     a = await startSample({ url }, config);
     b = await startSample({ url }, config);
@@ -49,7 +52,7 @@ describe('A2A door: two instances on one database', () => {
     expect(artifactText(followUp)).toBe('Seen first on A | then on B');
   });
 
-  it('cancel or subscribe reaching B while A runs the task is answered at once with a clear error, never a hang', async () => {
+  it('subscribe reaching B while A runs the task is refused at once with a clear error, never a hang', async () => {
     llm.configure({ reply: Array.from({ length: 30 }, (_, i) => `w${i}`).join(' '), chunkDelayMs: 100 });
     const onA = await clientFor(a.url);
     const onB = await clientFor(b.url);
@@ -58,7 +61,6 @@ describe('A2A door: two instances on one database', () => {
     const taskId = first.value?.payload?.$case === 'task' ? first.value.payload.value.id : '';
     expect(taskId).not.toBe('');
     const startedAt = Date.now();
-    await expect(onB.cancelTask({ tenant: '', id: taskId, metadata: undefined }, withKey())).rejects.toThrow(/another instance/);
     await expect(collect(onB.resubscribeTask({ tenant: '', id: taskId }, withKey()))).rejects.toThrow(/another instance/);
     expect(Date.now() - startedAt).toBeLessThan(2_000);
     const rest = await collect(stream);
@@ -67,6 +69,23 @@ describe('A2A door: two instances on one database', () => {
     // Once it has ended, either instance answers for it.
     expect((await onB.getTask({ tenant: '', id: taskId }, withKey())).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     await expect(onB.cancelTask({ tenant: '', id: taskId, metadata: undefined }, withKey())).rejects.toThrow(/not cancelable/i);
-    llm.configure({ reply: (body) => `Seen ${(body.messages ?? []).filter((m) => m.role === 'user').map((m) => m.content).join(' | ')}`, chunkDelayMs: 0 });
+    llm.configure({ reply: SEEN, chunkDelayMs: 0 });
+  });
+
+  it('cancel reaching B while A runs the task is relayed to A: the turn stops there and B answers canceled', async () => {
+    llm.configure({ reply: Array.from({ length: 60 }, (_, i) => `w${i}`).join(' '), chunkDelayMs: 100 });
+    const onA = await clientFor(a.url);
+    const onB = await clientFor(b.url);
+    const stream = onA.sendMessageStream(sendParams(userMessage([text('long two')])), withKey());
+    const first = await stream.next();
+    const taskId = first.value?.payload?.$case === 'task' ? first.value.payload.value.id : '';
+    const canceled = await onB.cancelTask({ tenant: '', id: taskId, metadata: undefined }, withKey());
+    expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    const rest = await collect(stream);
+    const last = rest.at(-1)?.payload;
+    expect(last?.$case === 'statusUpdate' && last.value.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect(rest.filter((e) => e.payload?.$case === 'artifactUpdate').length).toBeLessThan(60);
+    expect((await onA.getTask({ tenant: '', id: taskId }, withKey())).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    llm.configure({ reply: SEEN, chunkDelayMs: 0 });
   });
 });

@@ -20,6 +20,7 @@ import { DefaultExecutionEventBusManager } from '@a2a-js/sdk/server';
 import { A2aTaskStore } from './a2a-task.store';
 import { ReplicaAwareRequestHandler } from './replica-aware.handler';
 import { TalkExecutor } from './talk.executor';
+import { RemoteCancels } from './remote-cancels';
 import { buildAgentCard, cardFor } from './agent-card.factory';
 
 const CARD_PATH = `/${AGENT_CARD_PATH}`;
@@ -52,6 +53,7 @@ export class A2aDoor implements OnApplicationBootstrap {
     private readonly guards: A2aGuards,
     private readonly tasks: A2aTaskStore,
     private readonly executor: TalkExecutor,
+    private readonly remote: RemoteCancels,
     private readonly drain: RestapDrain,
   ) {
     this.parse = bodyParser.json({ limit: options.limits.bodyBytes, strict: false, type: () => true });
@@ -72,6 +74,7 @@ export class A2aDoor implements OnApplicationBootstrap {
       new DefaultExecutionEventBusManager(() => ''),
       // A running turn saves at least every talk.timeoutMs (it ends then): silent longer, its instance is gone.
       this.options.talk.timeoutMs + ORPHAN_MARGIN_MS,
+      this.remote,
     );
     this.rpc = jsonRpcHandler({
       requestHandler: handler,

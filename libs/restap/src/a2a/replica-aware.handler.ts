@@ -1,7 +1,12 @@
 import { TaskState, type AgentCard, type CancelTaskRequest, type StreamResponse, type SubscribeToTaskRequest, type Task } from '@a2a-js/sdk';
-import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import { TaskNotCancelableError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler, type AgentExecutor, type ServerCallContext } from '@a2a-js/sdk/server';
 import type { A2aTaskStore } from './a2a-task.store';
+import type { RemoteCancels } from './remote-cancels';
+
+/** How long a cancel relayed to another instance waits for it to confirm, ms. */
+const REMOTE_CANCEL_WAIT_MS = 10_000;
 
 const TERMINAL = new Set<TaskState | undefined>([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
 
@@ -10,10 +15,11 @@ const TERMINAL = new Set<TaskState | undefined>([TaskState.TASK_STATE_COMPLETED,
  * process running the task; a cancel or a subscribe that reaches another instance would find no
  * bus there, and the SDK would then mark a task that is still running `canceled` in storage (only
  * for the running instance to overwrite it) or end the subscription after one snapshot. Instead,
- * while the task's runner (stored with each save) is another live instance, those calls are
- * refused at once with a clear error. A task whose runner stopped updating it for longer than a
- * turn may last is orphaned (its instance is gone): the SDK's own handling applies (cancel marks
- * it canceled, subscribe answers with the stored task).
+ * while the task's runner (stored with each save) is another live instance, a cancel is relayed to
+ * it through the task's row (see RemoteCancels) and answered once it is stored `canceled`, and a
+ * subscribe is refused at once with a clear error. A task whose runner stopped updating it for
+ * longer than a turn may last is orphaned (its instance is gone): the SDK's own handling applies
+ * (cancel marks it canceled, subscribe answers with the stored task).
  */
 export class ReplicaAwareRequestHandler extends DefaultRequestHandler {
   constructor(
@@ -23,12 +29,16 @@ export class ReplicaAwareRequestHandler extends DefaultRequestHandler {
     private readonly buses: DefaultExecutionEventBusManager,
     /** After this long without a save, a non-final task's runner counts as gone, ms. */
     private readonly orphanAfterMs: number,
+    private readonly remote: RemoteCancels,
   ) {
     super(card, tasks, executor, buses);
   }
 
+  /** On another instance than the task's runner: asks the runner (see RemoteCancels) and waits for `canceled`. */
   override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
-    await this.assertReachable(params.id, context, 'cancel');
+    if (await this.runsElsewhere(params.id, context)) {
+      if (await this.remote.request(params.id, context)) return this.awaitCanceled(params.id, context);
+    }
     return super.cancelTask(params, context);
   }
 
@@ -38,14 +48,32 @@ export class ReplicaAwareRequestHandler extends DefaultRequestHandler {
   }
 
   private async assertReachable(taskId: string, context: ServerCallContext, what: string): Promise<void> {
-    if (!taskId || this.buses.getByTaskId(taskId, context)) return; // running here (or malformed: the SDK answers)
-    const loaded = await this.tasks.loadWithInfo(taskId, context);
-    if (!loaded || TERMINAL.has(loaded.task.status?.state)) return;
-    const { runner, updatedAt } = loaded.info;
-    if (runner && runner !== this.tasks.instanceId && Date.now() - updatedAt.getTime() < this.orphanAfterMs) {
+    if (await this.runsElsewhere(taskId, context)) {
       throw new UnsupportedOperationError(
         `Task ${taskId} is running on another instance of this agent, which alone can ${what} it: retry (another connection may reach it), or poll GetTask until it ends.`,
       );
     }
+  }
+
+  /** True while another live instance runs the task (not final, saved lately by that instance). */
+  private async runsElsewhere(taskId: string, context: ServerCallContext): Promise<boolean> {
+    if (!taskId || this.buses.getByTaskId(taskId, context)) return false; // running here (or malformed: the SDK answers)
+    const loaded = await this.tasks.loadWithInfo(taskId, context);
+    if (!loaded || TERMINAL.has(loaded.task.status?.state)) return false;
+    const { runner, updatedAt } = loaded.info;
+    return Boolean(runner && runner !== this.tasks.instanceId && Date.now() - updatedAt.getTime() < this.orphanAfterMs);
+  }
+
+  /** Polls the stored task until its runner has stopped it (or it ended otherwise). */
+  private async awaitCanceled(taskId: string, context: ServerCallContext): Promise<Task> {
+    const deadline = Date.now() + REMOTE_CANCEL_WAIT_MS;
+    while (Date.now() < deadline) {
+      await sleep(200);
+      const loaded = await this.tasks.loadWithInfo(taskId, context);
+      const state = loaded?.task.status?.state;
+      if (loaded && state === TaskState.TASK_STATE_CANCELED) return loaded.task;
+      if (TERMINAL.has(state)) throw new TaskNotCancelableError(`Task not cancelable: ${taskId} ended before the cancel reached it.`);
+    }
+    throw new UnsupportedOperationError(`Task ${taskId} runs on another instance of this agent, which was asked to cancel it but has not confirmed within ${REMOTE_CANCEL_WAIT_MS / 1000} s: poll GetTask.`);
   }
 }

@@ -32,6 +32,11 @@ export class TalkExecutor implements AgentExecutor {
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
   ) {}
 
+  /** Ids of the tasks running on this instance. */
+  runningTaskIds(): string[] {
+    return [...this.running.keys()];
+  }
+
   /** Stops the task's turn through its `ctx.signal`; the run then ends `canceled`. */
   cancelTask = async (taskId: string): Promise<void> => {
     const running = this.running.get(taskId);

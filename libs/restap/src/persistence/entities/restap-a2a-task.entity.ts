@@ -42,6 +42,10 @@ export class RestapA2aTaskEntity {
   @Column({ type: 'text', nullable: true })
   runner: string | null;
 
+  /** Set by an instance asked to cancel the task while another runs it; the runner stops it. */
+  @Column({ name: 'cancel_requested', type: 'boolean', default: false })
+  cancelRequested: boolean;
+
   @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
   updatedAt: Date;
 

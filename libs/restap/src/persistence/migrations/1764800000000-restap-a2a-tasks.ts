@@ -14,6 +14,7 @@ export class RestapA2aTasks1764800000000 implements MigrationInterface {
       status_at timestamptz NOT NULL,
       task json NOT NULL,
       runner text,
+      cancel_requested boolean NOT NULL DEFAULT false,
       updated_at timestamptz NOT NULL DEFAULT now(),
       created_at timestamptz NOT NULL DEFAULT now())`);
     await q.query(`CREATE INDEX restap_a2a_tasks_owner_idx ON restap_a2a_tasks (owner_hash, status_at, id)`);
