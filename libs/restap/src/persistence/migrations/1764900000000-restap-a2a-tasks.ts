@@ -1,8 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** The A2A door's task store. Plain SQL that PostgreSQL 13+ and PGlite both run. */
-export class RestapA2aTasks1764800000000 implements MigrationInterface {
-  name = 'RestapA2aTasks1764800000000';
+export class RestapA2aTasks1764900000000 implements MigrationInterface {
+  name = 'RestapA2aTasks1764900000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`CREATE TABLE restap_a2a_tasks (
