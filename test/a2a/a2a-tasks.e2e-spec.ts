@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm';
 import { createTestDatabase, usingServer, type TestDatabase } from '../support/test-database';
 import { startSample, type RunningApp } from '../support/sample-app';
-import { API_KEY, artifactText, asTask, clientFor, sendParams, text, userMessage, withKey } from './a2a-support';
+import { API_KEY, artifactText, asTask, clientFor, collect, sendParams, text, userMessage, withKey } from './a2a-support';
 
 jest.setTimeout(120_000);
 
@@ -17,7 +17,7 @@ describe('A2A door: tasks', () => {
   let db: TestDatabase;
   let llm: FakeLlm;
   let agent: RunningApp;
-  const start = () => startSample(db.target, { llm: { baseUrl: llm.baseUrl, model: 'test-model' }, apiKey: API_KEY });
+  const start = () => startSample(db.target, { llm: { baseUrl: llm.baseUrl, model: 'test-model' }, apiKey: API_KEY, shutdownGraceMs: 300 });
 
   beforeAll(async () => {
     // On disk (or a server database): the restart test reopens it.
@@ -89,5 +89,21 @@ describe('A2A door: tasks', () => {
     expect(again.contextId).toBe(task.contextId);
     expect(artifactText(again)).toBe(artifactText(task));
     expect(again.history.map((m) => m.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join(''))).toContain('remember this task');
+  });
+
+  it('on shutdown a running task ends failed (the agent shut down; retry), and stays so after the restart', async () => {
+    llm.configure({ reply: Array.from({ length: 100 }, (_, i) => `w${i}`).join(' '), chunkDelayMs: 100 });
+    const client = await clientFor(agent.url);
+    const stream = client.sendMessageStream(sendParams(userMessage([text('talk until shutdown')])), withKey());
+    const first = await stream.next();
+    const taskId = first.value?.payload?.$case === 'task' ? first.value.payload.value.id : '';
+    const [rest] = await Promise.all([collect(stream), agent.close()]);
+    const last = rest.at(-1)?.payload;
+    expect(last?.$case === 'statusUpdate' && last.value.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+    const message = last?.$case === 'statusUpdate' ? last.value.status?.message?.parts[0]?.content : undefined;
+    expect(message?.$case === 'text' && message.value).toMatch(/shut down/);
+    llm.configure({ reply: 'Hello from the fake LLM.', chunkDelayMs: 0 });
+    agent = await start();
+    expect((await (await clientFor(agent.url)).getTask({ tenant: '', id: taskId }, withKey())).status?.state).toBe(TaskState.TASK_STATE_FAILED);
   });
 });

@@ -69,6 +69,9 @@ export class TalkExecutor implements AgentExecutor {
       .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
       .filter(Boolean)
       .join('\n');
+    if (!this.options.talk.enabled) {
+      return events.status(TaskState.TASK_STATE_REJECTED, [textPart('This agent takes no conversation: call a capability with a data part {"capability": "<id>", "arguments": {...}}.')]);
+    }
     if (!text) {
       return events.status(TaskState.TASK_STATE_REJECTED, [textPart('Send the conversation as text parts, or call a capability with a data part {"capability": "<id>", "arguments": {...}}.')]);
     }
