@@ -4,6 +4,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler, type AgentExecutor, type ServerCallContext } from '@a2a-js/sdk/server';
 import type { A2aTaskStore } from './a2a-task.store';
 import type { RemoteCancels } from './remote-cancels';
+import { followStoredTask } from './stored-subscription';
+
+/** How often a subscription to a task running elsewhere reads it, ms. */
+const STORED_FOLLOW_MS = 200;
 
 /** How long a cancel relayed to another instance waits for it to confirm, ms. */
 const REMOTE_CANCEL_WAIT_MS = 10_000;
@@ -17,7 +21,7 @@ const TERMINAL = new Set<TaskState | undefined>([TaskState.TASK_STATE_COMPLETED,
  * for the running instance to overwrite it) or end the subscription after one snapshot. Instead,
  * while the task's runner (stored with each save) is another live instance, a cancel is relayed to
  * it through the task's row (see RemoteCancels) and answered once it is stored `canceled`, and a
- * subscribe is refused at once with a clear error. A task whose runner stopped updating it for
+ * subscribe follows the task through storage (see followStoredTask). A task whose runner stopped updating it for
  * longer than a turn may last is orphaned (its instance is gone): the SDK's own handling applies
  * (cancel marks it canceled, subscribe answers with the stored task).
  */
@@ -42,17 +46,17 @@ export class ReplicaAwareRequestHandler extends DefaultRequestHandler {
     return super.cancelTask(params, context);
   }
 
+  /** On another instance than the task's runner: follows the task through storage (see followStoredTask). */
   override async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    await this.assertReachable(params.id, context, 'subscribe to');
-    yield* super.resubscribe(params, context);
-  }
-
-  private async assertReachable(taskId: string, context: ServerCallContext, what: string): Promise<void> {
-    if (await this.runsElsewhere(taskId, context)) {
-      throw new UnsupportedOperationError(
-        `Task ${taskId} is running on another instance of this agent, which alone can ${what} it: retry (another connection may reach it), or poll GetTask until it ends.`,
-      );
+    if (await this.runsElsewhere(params.id, context)) {
+      const load = async () => (await this.tasks.loadWithInfo(params.id, context))?.task;
+      const first = await load();
+      if (first) {
+        yield* followStoredTask(first, load, STORED_FOLLOW_MS);
+        return;
+      }
     }
+    yield* super.resubscribe(params, context);
   }
 
   /** True while another live instance runs the task (not final, saved lately by that instance). */
