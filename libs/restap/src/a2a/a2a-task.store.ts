@@ -96,9 +96,11 @@ export class A2aTaskStore implements TaskStore {
   constructor(private readonly sql: RestapSql) {}
 
   /**
-   * Writes the task. While it runs here and only its artifacts and history grow (a reply streamed
-   * delta by delta: one save per delta), saves are kept in memory and written at most every
-   * {@link FLUSH_MS}; a change of state, and the final one, is written before `save` resolves.
+   * Writes the task. Its first save (the row other instances find it by) and its final state are
+   * written before `save` resolves. In between, while it runs here — `working`, then a reply
+   * streamed delta by delta, one save per delta — saves are kept in memory and written at most
+   * every {@link FLUSH_MS} (loads here read the memory copy; other instances read a copy at most
+   * that old).
    */
   async save(task: Task, context: ServerCallContext): Promise<void> {
     const caller = callerOf(context);
@@ -106,7 +108,8 @@ export class A2aTaskStore implements TaskStore {
     const final = TERMINAL.has(state);
     let entry = this.live.get(task.id);
     if (entry && !entry.ownerHash.equals(caller.ownerHash)) entry = undefined; // not this writer's: the statement decides
-    if (entry && !final && entry.state === state) {
+    if (entry && !final) {
+      entry.state = state;
       entry.task = structuredClone(task);
       entry.flushTimer ??= setTimeout(() => void this.flush(entry as LiveTask).catch(() => undefined), FLUSH_MS).unref();
       return;
