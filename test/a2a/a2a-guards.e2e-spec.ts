@@ -13,28 +13,39 @@ const send = (url: string, headers: Record<string, string> = {}) =>
 
 describe('A2A door: the host\'s guards and the module\'s rate limit apply to the endpoint, as on /talk', () => {
   const db = useTestDatabase();
-  let app: ReliabilityApp;
-  beforeAll(async () => {
-    app = await startReliabilityApp(db.target, { hostGuard: true, restap: { a2a: { enabled: true }, rateLimit: { limit: 2, ttlMs: 60_000 } } });
-  });
-  afterAll(() => app?.close());
 
-  it('a host-wide guard (APP_GUARD) that refuses gives 403 forbidden before the SDK runs; the card stays public', async () => {
-    const refused = await send(app.url, { 'X-Host-Block': '1' });
-    expect(refused.status).toBe(403);
-    expect(await refused.json()).toEqual({ error: 'forbidden', message: expect.any(String) });
-    expect((await fetch(`${app.url}/.well-known/agent-card.json`, { headers: { 'X-Host-Block': '1' } })).status).toBe(200);
+  describe('a host-wide guard (APP_GUARD)', () => {
+    let app: ReliabilityApp;
+    beforeAll(async () => {
+      app = await startReliabilityApp(db.target, { hostGuard: true, restap: { a2a: { enabled: true } } });
+    });
+    afterAll(() => app?.close());
+
+    it('refusing gives 403 forbidden before the SDK or the handler runs; the card stays public', async () => {
+      const refused = await send(app.url, { 'X-Host-Block': '1' });
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toEqual({ error: 'forbidden', message: expect.any(String) });
+      expect(app.brain.calls).toBe(0);
+      expect((await fetch(`${app.url}/.well-known/agent-card.json`, { headers: { 'X-Host-Block': '1' } })).status).toBe(200);
+      expect((await send(app.url)).status).toBe(200);
+      expect(app.brain.calls).toBe(1);
+    });
   });
 
-  it('past the rate limit: 429 too_many_requests with Retry-After, and the handler is not called', async () => {
-    const before = app.brain.calls;
-    const statuses: number[] = [];
-    for (let i = 0; i < 2; i++) statuses.push((await send(app.url)).status);
-    expect(statuses).toEqual([200, 200]);
-    const limited = await send(app.url);
-    expect(limited.status).toBe(429);
-    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
-    expect(await limited.json()).toEqual({ error: 'too_many_requests', message: expect.any(String) });
-    expect(app.brain.calls - before).toBe(2);
+  describe('the rateLimit option', () => {
+    let app: ReliabilityApp;
+    beforeAll(async () => {
+      app = await startReliabilityApp(db.target, { restap: { a2a: { enabled: true }, rateLimit: { limit: 2, ttlMs: 60_000 } } });
+    });
+    afterAll(() => app?.close());
+
+    it('past it: 429 too_many_requests with Retry-After, before the body is read or the handler called', async () => {
+      expect([(await send(app.url)).status, (await send(app.url)).status]).toEqual([200, 200]);
+      const limited = await send(app.url);
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(await limited.json()).toEqual({ error: 'too_many_requests', message: expect.any(String) });
+      expect(app.brain.calls).toBe(2);
+    });
   });
 });

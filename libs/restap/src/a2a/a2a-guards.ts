@@ -5,9 +5,8 @@ import type { Request, Response } from 'express';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { RestapException } from '../exceptions';
 import { RestapGuardsRunner } from '../guards/restap-guards.runner';
-import { RestapThrottlerGuard } from '../guards/restap-throttler.guard';
 
-/** The handler the guards see: the A2A endpoint (throttler counts under `A2aEndpoint-handle`). */
+/** The handler the guards see: the A2A endpoint. */
 class A2aEndpoint {
   handle(): void {
     // never called: the SDK's JSON-RPC handler answers
@@ -16,7 +15,7 @@ class A2aEndpoint {
 
 /**
  * The host's auth on the A2A endpoint, as on /talk and /news: the host's global guards, then the
- * module's rate limit, then the `guards` option. The endpoint is served by the SDK's Express
+ * `guards` option (the rate limit is counted earlier, before the body is read). The endpoint is served by the SDK's Express
  * handler, outside Nest's router, so they are run here on an execution context of the request.
  * A guard that throws rejects the request with its error; one that returns false, 403.
  */
@@ -40,9 +39,8 @@ export class A2aGuards {
     }
   }
 
-  /** Created with the module's injector, as Nest creates the guards of /talk's controller. */
+  /** The runner is created with the module's injector, as Nest creates the guards of /talk's controller. */
   private async resolve(): Promise<CanActivate[]> {
-    const [throttler, runner] = await Promise.all([this.moduleRef.create(RestapThrottlerGuard), this.moduleRef.create(RestapGuardsRunner)]);
-    return [...this.config.getGlobalGuards(), throttler, runner];
+    return [...this.config.getGlobalGuards(), await this.moduleRef.create(RestapGuardsRunner)];
   }
 }

@@ -14,6 +14,7 @@ import { writeJson } from '../http/restap-json.writer';
 import { withinDepth } from '../core/text/json-depth';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import { RestapDrain } from '../lifecycle/restap-drain.service';
+import { RestapRateLimit } from '../guards/restap-rate-limit';
 import { A2aCaller } from './a2a-caller';
 import { A2aGuards } from './a2a-guards';
 import { DefaultExecutionEventBusManager } from '@a2a-js/sdk/server';
@@ -34,8 +35,8 @@ const ORPHAN_MARGIN_MS = 30_000;
  * (`agentCardHandler`, public) and the JSON-RPC endpoint (`jsonRpcHandler` over a
  * `DefaultRequestHandler`, 1.0 and 0.3 clients). Registered while the application is created, like
  * the RESTAP front door, so our body limits apply before any host body parser. On the endpoint,
- * in order: the shutdown drain, the body (JSON, `limits.bodyBytes`, `limits.maxJsonDepth`), the
- * host's guards, then the SDK. Refusals before the SDK are `{"error","message"}` JSON like every
+ * in order: the shutdown drain, the rate limit (its own count, `a2a`), the body (JSON,
+ * `limits.bodyBytes`, `limits.maxJsonDepth`), the host's guards, then the SDK. Refusals before the SDK are `{"error","message"}` JSON like every
  * RESTAP route; what the SDK answers is JSON-RPC.
  */
 @Injectable()
@@ -55,6 +56,7 @@ export class A2aDoor implements OnApplicationBootstrap {
     private readonly executor: TalkExecutor,
     private readonly remote: RemoteCancels,
     private readonly drain: RestapDrain,
+    private readonly rateLimit: RestapRateLimit,
   ) {
     this.parse = bodyParser.json({ limit: options.limits.bodyBytes, strict: false, type: () => true });
     if (!options.a2a.enabled) return;
@@ -101,7 +103,7 @@ export class A2aDoor implements OnApplicationBootstrap {
       return fail(res, new ShuttingDownException());
     }
     const rpc = this.rpc;
-    this.body(req, res, () => {
+    this.rateLimit.limit(req, res, () => this.body(req, res, () => {
       this.guards.check(req, res).then(
         () => {
           mintContextId(req.body);
@@ -109,7 +111,7 @@ export class A2aDoor implements OnApplicationBootstrap {
         },
         (error: unknown) => fail(res, error),
       );
-    });
+    }), 'a2a');
   }
 
   /** JSON bodies are read here, with the module's limits; other media types reach the SDK's own check. */
