@@ -55,6 +55,14 @@ describe('A2A door: security', () => {
       expect(body).not.toMatch(/\bat .*\.(js|ts):\d+/);
     });
 
+    it('text the agent could not store (a NUL) is rejected with the reason (the core's storable-text rule)', async () => {
+      const client = await clientFor(agent.url);
+      const task = asTask(await client.sendMessage(sendParams(userMessage([text('a\u0000b')])), withKey()));
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_REJECTED);
+      const reason = task.status?.message?.parts[0]?.content;
+      expect(reason?.$case === 'text' && reason.value).toMatch(/NUL|invalid|character/i);
+    });
+
     it('storage keeps the context id (= session id, a secret) only as a hash, and the turns in that session', async () => {
       const client = await clientFor(agent.url);
       const task = asTask(await client.sendMessage(sendParams(userMessage([text('keep my secret')])), withKey()));

@@ -57,8 +57,10 @@ export class TalkExecutor implements AgentExecutor {
       events.status(TaskState.TASK_STATE_WORKING);
       await this.converse(request, events, running);
     } catch (error) {
-      this.logger.error(`A2A task failed: ${(error as Error)?.name ?? 'Error'}: ${(error as Error)?.message ?? String(error)}`.split(request.contextId).join('[context_id]'));
-      events.status(TaskState.TASK_STATE_FAILED, failureParts(error));
+      // A request the core refused (a 4xx: e.g. text it cannot store) is the client's; the rest is logged.
+      const { status } = toErrorBody(error);
+      if (status >= 500) this.logger.error(`A2A task failed: ${(error as Error)?.name ?? 'Error'}: ${(error as Error)?.message ?? String(error)}`.split(request.contextId).join('[context_id]'));
+      events.status(status < 500 ? TaskState.TASK_STATE_REJECTED : TaskState.TASK_STATE_FAILED, failureParts(error));
     } finally {
       this.running.delete(request.taskId);
     }
