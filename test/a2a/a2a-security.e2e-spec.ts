@@ -55,7 +55,7 @@ describe('A2A door: security', () => {
       expect(body).not.toMatch(/\bat .*\.(js|ts):\d+/);
     });
 
-    it('text the agent could not store (a NUL) is rejected with the reason (the core's storable-text rule)', async () => {
+    it('text the agent could not store (a NUL) is rejected with the reason (the core\'s storable-text rule)', async () => {
       const client = await clientFor(agent.url);
       const task = asTask(await client.sendMessage(sendParams(userMessage([text('a\u0000b')])), withKey()));
       expect(task.status?.state).toBe(TaskState.TASK_STATE_REJECTED);

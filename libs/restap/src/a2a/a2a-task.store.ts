@@ -28,21 +28,25 @@ const SAVE = statement(`
     runner = EXCLUDED.runner, updated_at = now()
   WHERE t.owner_hash = EXCLUDED.owner_hash OR t.context_hash = EXCLUDED.context_hash`);
 
-/** One page, newest status first; `$3`/`$4` the cursor, `$5` a state filter, `$6` a time floor. */
-const LIST = statement(`
-  SELECT id, task, context_hash, context_box, status_at FROM restap_a2a_tasks
-  WHERE (CASE WHEN $2::bytea IS NULL THEN owner_hash = $1 ELSE context_hash = $2 END)
-    AND ($3::timestamptz IS NULL OR (status_at, id) < ($3::timestamptz, $4::text))
-    AND ($5::text IS NULL OR state = $5)
-    AND ($6::timestamptz IS NULL OR status_at > $6)
-  ORDER BY status_at DESC, id DESC
-  LIMIT $7`);
+/**
+ * One page of a scope, newest status first: `$1` the owner hash (or the context hash, see
+ * {@link listStatements}), `$2`/`$3` the cursor, `$4` a state, `$5` a time floor. One statement per
+ * scope, so each plans onto its own (scope, status_at, id) index.
+ */
+function listStatements(column: 'owner_hash' | 'context_hash') {
+  const filter = `${column} = $1 AND ($4::text IS NULL OR state = $4) AND ($5::timestamptz IS NULL OR status_at > $5)`;
+  return {
+    page: statement(`
+      SELECT id, task, context_hash, context_box, status_at FROM restap_a2a_tasks
+      WHERE ${filter} AND ($2::timestamptz IS NULL OR (status_at, id) < ($2::timestamptz, $3::text))
+      ORDER BY status_at DESC, id DESC
+      LIMIT $6`),
+    count: statement(`SELECT count(*)::int AS n FROM restap_a2a_tasks WHERE ${filter} AND $2::timestamptz IS NULL AND $3::text IS NULL`),
+  };
+}
 
-const COUNT = statement(`
-  SELECT count(*)::int AS n FROM restap_a2a_tasks
-  WHERE (CASE WHEN $2::bytea IS NULL THEN owner_hash = $1 ELSE context_hash = $2 END)
-    AND ($3::text IS NULL OR state = $3)
-    AND ($4::timestamptz IS NULL OR status_at > $4)`);
+const LIST_BY_OWNER = listStatements('owner_hash');
+const LIST_BY_CONTEXT = listStatements('context_hash');
 
 interface TaskRow {
   id?: string;
@@ -172,9 +176,11 @@ export class A2aTaskStore implements TaskStore {
     const cursor = params.pageToken ? decodeCursor(params.pageToken) : undefined;
     const state = params.status ? taskStateToJSON(params.status) : null;
     const after = params.statusTimestampAfter ? new Date(params.statusTimestampAfter) : null;
+    const list = contextHash ? LIST_BY_CONTEXT : LIST_BY_OWNER;
+    const scope = contextHash ?? caller.ownerHash;
     const [rows, [{ n }]] = await Promise.all([
-      this.sql.query<TaskRow>(LIST, [caller.ownerHash, contextHash, cursor?.at ?? null, cursor?.id ?? null, state, after, pageSize + 1]),
-      this.sql.query<{ n: number }>(COUNT, [caller.ownerHash, contextHash, state, after]),
+      this.sql.query<TaskRow>(list.page, [scope, cursor?.at ?? null, cursor?.id ?? null, state, after, pageSize + 1]),
+      this.sql.query<{ n: number }>(list.count, [scope, null, null, state, after]),
     ]);
     const page = rows.slice(0, pageSize);
     const known = params.contextId ? [params.contextId] : knownContextIds(context, caller);
