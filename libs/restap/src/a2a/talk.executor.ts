@@ -8,15 +8,20 @@ import type { TalkChunk } from '../interfaces/talk.interface';
 import { TalkService, type OpenTurn } from '../core/talk/talk.service';
 import { callerOf, CONTEXT_ID_STATE } from './a2a-task.store';
 import { dataPart, TaskEvents, textPart } from './a2a-events';
+import { CapabilityInvoker } from '../core/invoker/capability-invoker';
+import { capabilityCallOf, runCapability } from './capability.call';
 
 /** A task running on this instance: what cancel needs to reach it. */
 interface Running {
   turn?: OpenTurn;
   cancelled: boolean;
+  /** Aborts a capability call. */
+  abort: AbortController;
 }
 
 /**
- * The A2A agent: a message's text parts are a turn of the `@Talk()` handler through the core
+ * The A2A agent. A message whose data part is `{ capability, arguments }` runs that capability
+ * (see runCapability). Otherwise its text parts are a turn of the `@Talk()` handler through the core
  * TalkService, in the session named by the message's `contextId` (a new context is a new session,
  * minted by the door). Publishes the task, `working`, the reply as one artifact appended delta by
  * delta, tool steps and status chunks as status messages, then `completed` — or `failed` with the
@@ -29,6 +34,7 @@ export class TalkExecutor implements AgentExecutor {
 
   constructor(
     private readonly talk: TalkService,
+    private readonly invoker: CapabilityInvoker,
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
   ) {}
 
@@ -43,19 +49,22 @@ export class TalkExecutor implements AgentExecutor {
     if (!running) return;
     running.cancelled = true;
     running.turn?.stop('cancel');
+    running.abort.abort(new Error('The task was canceled.'));
   };
 
   /** Never rejects: every outcome is published on the bus as the task's final status. */
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
     const events = new TaskEvents(request, bus);
-    const running: Running = { cancelled: false };
+    const running: Running = { cancelled: false, abort: new AbortController() };
     this.running.set(request.taskId, running);
     // The task store puts the context id back into what it loads for this request.
     request.context.state.set(CONTEXT_ID_STATE, request.contextId);
     try {
       events.submitted();
       events.status(TaskState.TASK_STATE_WORKING);
-      await this.converse(request, events, running);
+      const call = capabilityCallOf(request.userMessage.parts);
+      if (call) await runCapability(this.invoker, call, callerOf(request.context).caller, events, running.abort.signal);
+      else await this.converse(request, events, running);
     } catch (error) {
       // A request the core refused (a 4xx: e.g. text it cannot store) is the client's; the rest is logged.
       const { status } = toErrorBody(error);
