@@ -2,7 +2,7 @@ import { TaskState } from '@a2a-js/sdk';
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { startSample, type RunningApp } from '../support/sample-app';
-import { API_KEY, artifactText, asTask, clientFor, collect, sendParams, text, userMessage, withKey } from './a2a-support';
+import { API_KEY, artifactText, asTask, clientFor, collect, dataOf, sendParams, text, userMessage, withKey } from './a2a-support';
 
 jest.setTimeout(90_000);
 
@@ -52,5 +52,27 @@ describe('A2A door: conversation over the sample agent', () => {
     expect(lastLlmCall.messages.map((m) => m.content)).toEqual(expect.arrayContaining(['my name is Ada', 'what is my name?']));
     const task = events.find((e) => e.payload?.$case === 'task')?.payload?.value as { contextId: string };
     expect(task.contextId).toBe(first.contextId);
+  });
+
+  it('tool steps of the agent loop arrive as working status messages, then the reply and completed', async () => {
+    llm.configure({
+      respond: (body) =>
+        (body.messages ?? []).some((m) => m.role === 'tool')
+          ? { text: 'Reversed it for you.' }
+          : { toolCalls: [{ id: 'call_1', name: 'text_reverse', arguments: JSON.stringify({ text: 'abc' }) }] },
+    });
+    const client = await clientFor(agent.url);
+    const events = await collect(client.sendMessageStream(sendParams(userMessage([text('reverse abc please')])), withKey()));
+    llm.configure({ respond: undefined });
+    const steps = events.flatMap((e) => (e.payload?.$case === 'statusUpdate' && e.payload.value.status?.message ? [e.payload.value.status] : []));
+    expect(steps.map((s) => s.state)).toEqual([TaskState.TASK_STATE_WORKING, TaskState.TASK_STATE_WORKING]);
+    const [start, end] = steps.map((s) => s.message?.parts ?? []);
+    expect(start[0].content).toEqual({ $case: 'text', value: 'Using tool text_reverse' });
+    expect(dataOf(start)).toMatchObject({ event: 'tool.start', name: 'text_reverse', arguments: { text: 'abc' } });
+    expect(dataOf(end)).toMatchObject({ event: 'tool.end', name: 'text_reverse', ok: true });
+    const reply = events.flatMap((e) => (e.payload?.$case === 'artifactUpdate' ? e.payload.value.artifact?.parts ?? [] : [])).map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
+    expect(reply).toBe('Reversed it for you.');
+    const last = events.at(-1)?.payload;
+    expect(last?.$case === 'statusUpdate' && last.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 });
