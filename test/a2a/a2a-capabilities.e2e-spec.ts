@@ -1,5 +1,5 @@
 import { TaskState } from '@a2a-js/sdk';
-import { CAPABILITY_EXTENSION_URI } from 'nestjs-restap/a2a';
+import { CAPABILITY_EXTENSION_URI } from 'nestjs-restap';
 import { useSampleAgent } from '../support/sample-app';
 import { API_KEY, asTask, clientFor, data, dataOf, sendParams, userMessage, withKey } from './a2a-support';
 

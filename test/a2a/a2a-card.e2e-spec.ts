@@ -1,4 +1,4 @@
-import { CAPABILITY_EXTENSION_URI } from 'nestjs-restap/a2a';
+import { CAPABILITY_EXTENSION_URI } from 'nestjs-restap';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { useSampleAgent } from '../support/sample-app';
 import { API_KEY, clientFor } from './a2a-support';

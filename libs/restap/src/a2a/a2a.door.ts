@@ -15,9 +15,9 @@ import { withinDepth } from '../core/text/json-depth';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import { RestapDrain } from '../lifecycle/restap-drain.service';
 import { RestapRateLimit } from '../guards/restap-rate-limit';
+import { DefaultExecutionEventBusManager } from '@a2a-js/sdk/server';
 import { A2aCaller } from './a2a-caller';
 import { A2aGuards } from './a2a-guards';
-import { DefaultExecutionEventBusManager } from '@a2a-js/sdk/server';
 import { A2aTaskStore } from './a2a-task.store';
 import { ReplicaAwareRequestHandler } from './replica-aware.handler';
 import { TalkExecutor } from './talk.executor';
@@ -36,8 +36,8 @@ const ORPHAN_MARGIN_MS = 30_000;
  * `DefaultRequestHandler`, 1.0 and 0.3 clients). Registered while the application is created, like
  * the RESTAP front door, so our body limits apply before any host body parser. On the endpoint,
  * in order: the shutdown drain, the rate limit (its own count, `a2a`), the body (JSON,
- * `limits.bodyBytes`, `limits.maxJsonDepth`), the host's guards, then the SDK. Refusals before the SDK are `{"error","message"}` JSON like every
- * RESTAP route; what the SDK answers is JSON-RPC.
+ * `limits.bodyBytes`, `limits.maxJsonDepth`), the host's guards, then the SDK. Refusals before the
+ * SDK are `{"error","message"}` JSON like every RESTAP route; what the SDK answers is JSON-RPC.
  */
 @Injectable()
 export class A2aDoor implements OnApplicationBootstrap {
@@ -84,11 +84,6 @@ export class A2aDoor implements OnApplicationBootstrap {
       legacyCompat: { enabled: true },
     });
     this.logger.log(`A2A: agent card at ${CARD_PATH}, JSON-RPC at ${this.options.a2a.path}`);
-  }
-
-  /** The agent card as served from `origin` (for tests and the catalog). */
-  agentCard(origin: string): AgentCard | undefined {
-    return this.card && cardFor(this.card, origin, this.options.a2a.path);
   }
 
   private route(req: Request, res: Response, next: NextFunction): void {
