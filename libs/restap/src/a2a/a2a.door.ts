@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { AGENT_CARD_PATH, AgentCard } from '@a2a-js/sdk';
-import { agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
+import type * as A2aExpress from '@a2a-js/sdk/server/express';
 import bodyParser from 'body-parser';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import typeIs from 'type-is';
@@ -78,7 +78,7 @@ export class A2aDoor implements OnApplicationBootstrap {
       this.options.talk.timeoutMs + ORPHAN_MARGIN_MS,
       this.remote,
     );
-    this.rpc = jsonRpcHandler({
+    this.rpc = sdkExpress().jsonRpcHandler({
       requestHandler: handler,
       userBuilder: async (req) => this.callerOf(req),
       legacyCompat: { enabled: true },
@@ -133,7 +133,7 @@ export class A2aDoor implements OnApplicationBootstrap {
     let handler = this.cards.get(origin);
     if (!handler) {
       const card = servedCard(cardFor(this.card as AgentCard, origin, this.options.a2a.path));
-      handler = agentCardHandler({ agentCardProvider: async () => card, legacyCompat: { enabled: true }, cache: { maxAge: maxAgeOf(this.options.catalogCacheControl) } });
+      handler = sdkExpress().agentCardHandler({ agentCardProvider: async () => card, legacyCompat: { enabled: true }, cache: { maxAge: maxAgeOf(this.options.catalogCacheControl) } });
       if (this.cards.size < MAX_ORIGINS) this.cards.set(origin, handler);
     }
     return handler;
@@ -155,6 +155,15 @@ export class A2aDoor implements OnApplicationBootstrap {
 function servedCard(card: AgentCard): AgentCard {
   const proto = { toJSON(this: AgentCard) { return AgentCard.toJSON(this); } };
   return Object.assign(Object.create(proto) as AgentCard, card);
+}
+
+/**
+ * The SDK's Express handlers, loaded when the door is enabled: that module requires `express`
+ * itself (an optional peer of the SDK), which a host without the A2A door need not resolve from there.
+ */
+function sdkExpress(): typeof A2aExpress {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, on purpose
+  return require('@a2a-js/sdk/server/express') as typeof A2aExpress;
 }
 
 /** Runs one of the SDK's routers (which serve their own root) on the request, as if mounted at its path. */
