@@ -16,7 +16,7 @@ describe('agent card factory', () => {
       options,
       talk: false,
       capabilities: [
-        capability('text.echo', 'Echo', { type: 'object', required: ['text'], properties: { text: { type: 'string', examples: ['Hi'] } } }, { tags: ['demo'] }),
+        capability('text.echo', 'Echo', { type: 'object', required: ['text'], properties: { text: { type: 'string', examples: ['Hi'] } } }, { extra: { tags: ['demo'] } }),
         capability('math.add', 'Add', { type: 'object', required: ['a', 'b'], properties: { a: { examples: [1] }, b: {} } }),
       ],
     });

@@ -85,7 +85,8 @@ function talkSkill(options: ResolvedRestapOptions): AgentSkill {
 
 function capabilitySkill(capability: RegisteredCapability): AgentSkill {
   const { options } = capability;
-  const tags = Array.isArray(options.tags) && options.tags.every((t) => typeof t === 'string') ? (options.tags as string[]) : [];
+  const given = options.extra?.tags;
+  const tags = Array.isArray(given) && given.every((t) => typeof t === 'string') ? (given as string[]) : [];
   const example = exampleArguments(capability.inputSchema);
   return {
     id: options.id,
