@@ -187,7 +187,7 @@ describe('Startup fails loudly, with the fix in the message, on each misuse', ()
       class NoMigrationsModule {}
       const error = await bootError(NoMigrationsModule);
       expect(error?.message).toBe(
-        "RESTAP tables are missing (restap_sessions, restap_turns, restap_news, restap_news_sequences, restap_a2a_tasks): add RESTAP_MIGRATIONS from 'nestjs-restap' to your DataSource's migrations and run them (migrationsRun: true, or the TypeORM CLI).",
+        "RESTAP tables are missing (restap_sessions, restap_turns, restap_news, restap_news_sequences): add RESTAP_MIGRATIONS from 'nestjs-restap' to your DataSource's migrations and run them (migrationsRun: true, or the TypeORM CLI).",
       );
     } finally {
       await empty.close();
@@ -201,7 +201,7 @@ describe('Startup fails loudly, with the fix in the message, on each misuse', ()
       class OldMigrationsModule {}
       const error = await bootError(OldMigrationsModule);
       expect(error?.message).toBe(
-        "RESTAP migrations are pending (RestapToolSteps1764800000000): add RESTAP_MIGRATIONS from 'nestjs-restap' to your DataSource's migrations and run them (migrationsRun: true, or the TypeORM CLI).",
+        "RESTAP migrations are pending (RestapToolSteps1764800000000, RestapA2aTasks1764900000000): add RESTAP_MIGRATIONS from 'nestjs-restap' to your DataSource's migrations and run them (migrationsRun: true, or the TypeORM CLI).",
       );
     } finally {
       await old.close();

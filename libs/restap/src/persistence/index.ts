@@ -13,9 +13,13 @@ export const RESTAP_ENTITIES = [RestapSessionEntity, RestapTurnEntity, RestapNew
 export const RESTAP_MIGRATIONS = [RestapInit1764700000000, RestapToolSteps1764800000000, RestapA2aTasks1764900000000];
 
 /** Tables the module needs; checked at startup. */
-export const RESTAP_TABLES = ['restap_sessions', 'restap_turns', 'restap_news', 'restap_news_sequences', 'restap_a2a_tasks'];
+export const RESTAP_TABLES = ['restap_sessions', 'restap_turns', 'restap_news', 'restap_news_sequences'];
 
 /** Columns later migrations add to those tables; checked at startup so an upgrade without them fails loudly. */
-export const RESTAP_COLUMNS = [{ table: 'restap_turns', column: 'tool_steps', migration: 'RestapToolSteps1764800000000' }];
+export const RESTAP_COLUMNS = [
+  { table: 'restap_turns', column: 'tool_steps', migration: 'RestapToolSteps1764800000000' },
+  // A whole table of a later migration: its key column is missing while the table is.
+  { table: 'restap_a2a_tasks', column: 'id', migration: 'RestapA2aTasks1764900000000' },
+];
 
 export { RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity, RestapA2aTaskEntity, RestapInit1764700000000, RestapToolSteps1764800000000, RestapA2aTasks1764900000000 };
