@@ -1,7 +1,7 @@
 // Jest runs TypeScript and the ESM-only @nestjs 12 packages through @swc/jest (see shared STACK.md).
 const swc = require('./test/support/swc.options');
 const esm = ['@nestjs', 'file-type', 'load-esm', 'strtok3', 'token-types', '@tokenizer', 'uint8array-extras',
-  '@borewit', '@standard-schema', '@electric-sql', 'es-toolkit', 'eventsource-parser'];
+  '@borewit', '@standard-schema', '@electric-sql', 'es-toolkit', 'eventsource-parser', 'jose'];
 const common = {
   moduleFileExtensions: ['js', 'json', 'ts'],
   testEnvironment: 'node',

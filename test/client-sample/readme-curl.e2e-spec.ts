@@ -8,7 +8,7 @@ jest.setTimeout(120_000);
 const ROOT = join(__dirname, '..', '..');
 const READMES = ['README.md', 'apps/sample-agent/README.md'];
 /** Routes of the sample that are not capabilities: discovery, Swagger, health, served packages. */
-const NOT_CAPABILITIES = /^\/(\.well-known\/restap\.json|docs(-json)?|health\/(live|ready)|packages\/[\w.-]+)$/;
+const NOT_CAPABILITIES = /^\/(\.well-known\/(restap|agent-card)\.json|docs(-json)?|health\/(live|ready)|packages\/[\w.-]+)$/;
 
 interface CurlCall { readme: string; line: number; method: string; path: string }
 

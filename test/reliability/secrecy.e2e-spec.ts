@@ -153,7 +153,7 @@ describe('issue 6, item 4 — session ids never leak (log capture over a whole s
       expect(newsBodies.join('\n').includes(secret)).toBe(false);
       expect(headersSeen.join('\n').includes(secret)).toBe(false);
       const tables = (await dataSource.query(
-        `SELECT concat_ws(' ', (SELECT string_agg(t::text, ' ') FROM restap_sessions t), (SELECT string_agg(t::text, ' ') FROM restap_turns t), (SELECT string_agg(t::text, ' ') FROM restap_news t), (SELECT string_agg(t::text, ' ') FROM restap_news_sequences t)) AS dump`,
+        `SELECT concat_ws(' ', (SELECT string_agg(t::text, ' ') FROM restap_sessions t), (SELECT string_agg(t::text, ' ') FROM restap_turns t), (SELECT string_agg(t::text, ' ') FROM restap_news t), (SELECT string_agg(t::text, ' ') FROM restap_news_sequences t), (SELECT string_agg(t::text, ' ') FROM restap_a2a_tasks t)) AS dump`,
       )) as Array<{ dump: string }>;
       expect(tables[0].dump.length).toBeGreaterThan(100);
       expect(tables[0].dump.includes(secret)).toBe(false);

@@ -1,6 +1,6 @@
 import { CAPABILITY_ID_PATTERN } from './restap.constants';
 import { RestapBootstrapError } from './core/registry/restap-bootstrap.error';
-import type { ResolvedRestapOptions, RestapCorsOptions, RestapModuleOptions, RestapPlaygroundOptions, RestapRateLimitOptions } from './interfaces/restap-options.interface';
+import type { ResolvedRestapA2aOptions, ResolvedRestapOptions, RestapCorsOptions, RestapModuleOptions, RestapPlaygroundOptions, RestapRateLimitOptions } from './interfaces/restap-options.interface';
 
 const positiveInt = (value: unknown, field: string, required = false): void => {
   if ((required || value !== undefined) && (!Number.isInteger(value) || (value as number) <= 0)) {
@@ -107,6 +107,7 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
       requireSynchronousCommit: options.storage?.requireSynchronousCommit ?? false,
       preparedStatements: options.storage?.preparedStatements ?? true,
     },
+    a2a: resolveA2a(options.a2a),
     catalogCacheControl: options.catalogCacheControl ?? 'public, max-age=60',
     playground: resolvePlayground(options.playground),
   };
@@ -126,6 +127,42 @@ function resolvePlayground(value: RestapModuleOptions['playground']): Required<R
     throw new RestapBootstrapError(`RestapModule option playground.path must be a path such as '/playground' (segments of letters, digits, '-', '_', '.', '~'), got ${JSON.stringify(path)}.`);
   }
   return { enabled, path };
+}
+
+/**
+ * The default A2A identity: the credential the caller sent — a bearer token or an `X-API-Key`
+ * (the same key either way), else the whole `Authorization` value. Hashed before storage.
+ */
+function credentialsOf(caller: { headers: Record<string, string | string[] | undefined> }): string | undefined {
+  const { authorization, 'x-api-key': apiKey } = caller.headers;
+  const bearer = typeof authorization === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
+  if (bearer) return `key:${bearer}`;
+  if (typeof apiKey === 'string' && apiKey.trim()) return `key:${apiKey.trim()}`;
+  if (typeof authorization === 'string' && authorization.trim()) return `authorization:${authorization.trim()}`;
+  return undefined;
+}
+
+function resolveA2a(value: RestapModuleOptions['a2a']): ResolvedRestapA2aOptions {
+  const a2a = value ?? {};
+  if (typeof a2a !== 'object') throw new RestapBootstrapError('RestapModule option a2a must be an object: { enabled, path }.');
+  const path = a2a.path ?? '/a2a';
+  if (typeof path !== 'string' || !/^\/[A-Za-z0-9._~\/-]*[A-Za-z0-9._~-]$/.test(path) || path.startsWith('/.well-known')) {
+    throw new RestapBootstrapError(`RestapModule option a2a.path must be an absolute path such as '/a2a', got ${JSON.stringify(path)}.`);
+  }
+  if (a2a.baseUrl !== undefined && !/^https?:\/\/[^/]+$/.test(a2a.baseUrl.replace(/\/+$/, ''))) {
+    throw new RestapBootstrapError(`RestapModule option a2a.baseUrl must be a scheme and host such as 'https://agent.example.com', got ${JSON.stringify(a2a.baseUrl)}.`);
+  }
+  if (a2a.identify !== undefined && typeof a2a.identify !== 'function') {
+    throw new RestapBootstrapError('RestapModule option a2a.identify must be a function (caller) => string | undefined.');
+  }
+  return {
+    enabled: a2a.enabled === true,
+    path,
+    ...(a2a.baseUrl ? { baseUrl: a2a.baseUrl.replace(/\/+$/, '') } : {}),
+    version: a2a.version ?? '1.0.0',
+    securitySchemes: { ...(a2a.securitySchemes ?? {}) },
+    identify: a2a.identify ?? credentialsOf,
+  };
 }
 
 function resolveRateLimit(value: RestapModuleOptions['rateLimit']): RestapRateLimitOptions | false {

@@ -38,6 +38,7 @@ import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
 import { CapabilityInvoker } from './core/invoker/capability-invoker';
 import { CapabilityTools } from './core/tools/capability-tools';
 import { PlaygroundDoor } from './playground/playground.door';
+import { A2A_PROVIDERS } from './a2a';
 
 /** Where the rate limit counts: Redis or PostgreSQL shared by the replicas, the host's own store, or memory. */
 function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSource): ThrottlerStorage {
@@ -92,6 +93,7 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     CapabilityInvoker,
     CapabilityTools,
     PlaygroundDoor,
+    ...A2A_PROVIDERS,
   ],
   exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools],
 })

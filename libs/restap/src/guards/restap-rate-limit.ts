@@ -37,8 +37,12 @@ export class RestapRateLimit {
 
   /** Called by the front door for requests on the module's paths. */
   handle(req: Request, res: Response, next: NextFunction, match: RouteMatch): void {
+    this.limit(req, res, next, bucketOf(match, req.method));
+  }
+
+  /** Takes a hit on `bucket` (another door's endpoint, e.g. `a2a`), or answers 429; no bucket, no count. */
+  limit(req: Request, res: Response, next: NextFunction, bucket: string | undefined): void {
     const { rateLimit } = this.options;
-    const bucket = rateLimit ? bucketOf(match, req.method) : undefined;
     if (!rateLimit || !bucket) return next();
     const client = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     this.storage.increment(`restap:${bucket}:${client}`, rateLimit.ttlMs, rateLimit.limit, rateLimit.ttlMs, 'default').then(

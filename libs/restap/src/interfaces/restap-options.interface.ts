@@ -154,6 +154,42 @@ export interface RestapCorsOptions {
   maxAgeSeconds?: number;
 }
 
+/**
+ * The A2A door (Agent2Agent protocol 1.0, with 0.3 clients through the SDK's compatibility layer):
+ * an agent card at `/.well-known/agent-card.json` and a JSON-RPC endpoint over the `@Talk()`
+ * handler and the capabilities. Off unless enabled.
+ */
+export interface RestapA2aOptions {
+  /** Serve the agent card and the A2A endpoint. @default false */
+  enabled?: boolean;
+  /** Path of the JSON-RPC endpoint, absolute (no global prefix). @default '/a2a' */
+  path?: string;
+  /**
+   * Public base URL written into the card's interface URLs (`https://agent.example.com`), as clients
+   * reach the agent behind a proxy. @default the scheme and Host of each card request
+   */
+  baseUrl?: string;
+  /** The card's `version`. @default '1.0.0' */
+  version?: string;
+  /**
+   * How the host's auth appears on the card (`securitySchemes`, A2A/OpenAPI style). The guards
+   * themselves are the `guards` option's; this only tells clients what to send.
+   * @example { bearer: { type: 'http', scheme: 'bearer' } }
+   */
+  securitySchemes?: Record<string, RestapA2aSecurityScheme>;
+  /**
+   * The caller's identity, from its request: tasks are visible only to the identity that created
+   * them. Only a SHA-256 of it is stored. @default the `Authorization` header, else `X-API-Key`
+   * (no credentials: one anonymous identity — a task is then reachable by its id or its context)
+   */
+  identify?: (caller: { headers: Record<string, string | string[] | undefined> }) => string | undefined;
+}
+
+/** A security scheme on the agent card (the OpenAPI subset A2A uses). */
+export type RestapA2aSecurityScheme =
+  | { type: 'http'; scheme: string; bearerFormat?: string; description?: string }
+  | { type: 'apiKey'; in: 'header' | 'query' | 'cookie'; name: string; description?: string };
+
 /** How the module treats its storage. */
 export interface RestapStorageOptions {
   /**
@@ -215,6 +251,8 @@ export interface RestapModuleOptions {
    */
   shutdownGraceMs?: number;
   storage?: RestapStorageOptions;
+  /** The A2A door. @default { enabled: false } */
+  a2a?: RestapA2aOptions;
   /** `Cache-Control` of the catalog. @default 'public, max-age=60' */
   catalogCacheControl?: string;
   /** The playground page (off unless enabled). @default { enabled: false, path: '/playground' } */
@@ -239,8 +277,18 @@ export interface ResolvedRestapOptions {
   guards: Array<Type<CanActivate>>;
   shutdownGraceMs: number;
   storage: Required<RestapStorageOptions>;
+  a2a: ResolvedRestapA2aOptions;
   catalogCacheControl: string;
   playground: Required<RestapPlaygroundOptions>;
+}
+
+export interface ResolvedRestapA2aOptions {
+  enabled: boolean;
+  path: string;
+  baseUrl?: string;
+  version: string;
+  securitySchemes: Record<string, RestapA2aSecurityScheme>;
+  identify: (caller: { headers: Record<string, string | string[] | undefined> }) => string | undefined;
 }
 
 /** Extras given beside the options to both forRoot and forRootAsync (route paths must be known statically). */

@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap, Optional } from '@nestjs/co
 import { createHash } from 'node:crypto';
 import { CONTENT_TYPE_JSON, CONTENT_TYPE_SSE, RESTAP_VERSION, SSE_REQUIRED_EVENTS, RESTAP_OPTIONS, TOOL_EVENTS } from '../../restap.constants';
 import { RestapRegistry, RegisteredCapability } from '../../core/registry/restap.registry';
-import type { CatalogCapability, RestapCatalog } from '../../interfaces/catalog.interface';
+import type { CatalogCapability, RestapCatalog, RestapProtocols } from '../../interfaces/catalog.interface';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { MAX_NEWS_WAIT_SECONDS } from '../../core/news/news-request.parser';
 import { CapabilityTools } from '../../core/tools/capability-tools';
@@ -44,7 +44,8 @@ export class CatalogService implements OnApplicationBootstrap {
   }
 
   private build(): RestapCatalog {
-    const { agent, packages, protocols } = this.options;
+    const { agent, packages } = this.options;
+    const protocols = this.protocols();
     return {
       restap_version: RESTAP_VERSION,
       agent,
@@ -52,6 +53,13 @@ export class CatalogService implements OnApplicationBootstrap {
       ...(packages ? { packages } : {}),
       ...(protocols ? { protocols } : {}),
     };
+  }
+
+  /** The `protocols` option, with the doors this module serves said available at their endpoint. */
+  private protocols(): RestapCatalog['protocols'] {
+    const { protocols, a2a } = this.options;
+    const served: RestapProtocols = a2a.enabled ? { a2a: { available: true, endpoint: a2a.path } } : {};
+    return protocols || Object.keys(served).length ? { ...protocols, ...served } : undefined;
   }
 
   /** talk, news and news_receive, advertised only when served. */

@@ -1,0 +1,266 @@
+import { Injectable } from '@nestjs/common';
+import { Task, TaskState, taskStateToJSON, type ListTasksRequest, type ListTasksResponse, type Part } from '@a2a-js/sdk';
+import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
+import { RestapSql, statement } from '../persistence/restap-sql';
+import { hashSessionId } from '../sessions/session-id';
+import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { randomBytes } from 'node:crypto';
+import { A2aCaller } from './a2a-caller';
+
+/** Where the executor leaves the context id of the turn it runs (see {@link A2aTaskStore.load}). */
+export const CONTEXT_ID_STATE = 'restap.a2a.contextId';
+
+
+const TERMINAL = new Set<TaskState>([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+
+/** A task is read by its owner, or by whoever names its context (the session id is the secret). */
+const LOAD = statement(`
+  SELECT task, context_hash, context_box, runner, updated_at FROM restap_a2a_tasks
+  WHERE id = $1 AND (owner_hash = $2 OR context_hash = $3)`);
+
+/** Insert, or update a task its writer may read (another identity cannot overwrite it). */
+const SAVE = statement(`
+  INSERT INTO restap_a2a_tasks AS t (id, owner_hash, context_hash, context_box, state, status_at, task, runner)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+  ON CONFLICT (id) DO UPDATE SET
+    context_box = COALESCE(t.context_box, EXCLUDED.context_box),
+    state = EXCLUDED.state, status_at = EXCLUDED.status_at, task = EXCLUDED.task,
+    runner = EXCLUDED.runner, updated_at = now()
+  WHERE t.owner_hash = EXCLUDED.owner_hash OR t.context_hash = EXCLUDED.context_hash`);
+
+/**
+ * One page of a scope, newest status first: `$1` the owner hash (or the context hash, see
+ * {@link listStatements}), `$2`/`$3` the cursor, `$4` a state, `$5` a time floor. One statement per
+ * scope, so each plans onto its own (scope, status_at, id) index.
+ */
+function listStatements(column: 'owner_hash' | 'context_hash') {
+  const filter = `${column} = $1 AND ($4::text IS NULL OR state = $4) AND ($5::timestamptz IS NULL OR status_at > $5)`;
+  return {
+    page: statement(`
+      SELECT id, task, context_hash, context_box, status_at FROM restap_a2a_tasks
+      WHERE ${filter} AND ($2::timestamptz IS NULL OR (status_at, id) < ($2::timestamptz, $3::text))
+      ORDER BY status_at DESC, id DESC
+      LIMIT $6`),
+    count: statement(`SELECT count(*)::int AS n FROM restap_a2a_tasks WHERE ${filter} AND $2::timestamptz IS NULL AND $3::text IS NULL`),
+  };
+}
+
+const LIST_BY_OWNER = listStatements('owner_hash');
+const LIST_BY_CONTEXT = listStatements('context_hash');
+
+interface TaskRow {
+  id?: string;
+  task: unknown;
+  context_hash: Buffer;
+  context_box: Buffer | null;
+  runner?: string | null;
+  updated_at?: Date | string;
+  status_at?: Date | string;
+}
+
+/** While a task streams, the longest its stored copy lags behind, ms. */
+const FLUSH_MS = 100;
+
+/** A task running on this instance: its latest state, and the write of it in flight. */
+interface LiveTask {
+  id: string;
+  ownerHash: Buffer;
+  contextHash: Buffer;
+  box: Buffer | null;
+  state: TaskState;
+  task: Task;
+  written: Promise<void>;
+  flushTimer?: NodeJS.Timeout;
+}
+
+/** What a load knows beyond the task: who runs it and when it last changed. */
+export interface StoredTaskInfo {
+  runner: string | null;
+  updatedAt: Date;
+}
+
+/**
+ * The SDK's `TaskStore` on the module's PostgreSQL (restap_a2a_tasks): tasks outlive a restart and
+ * every replica answers for them. Scoped by owner — the SHA-256 of the caller's identity — or by
+ * context: a caller naming the task's context id (its session id, a secret) may read it too.
+ *
+ * Context ids never reach storage in clear: the document is stored with them blanked, beside
+ * their SHA-256 and a seal only the owner's credentials open. On load they are put back from what
+ * the request knows (the executor's turn, the request's own contextId) or from the seal; a caller
+ * without credentials who names neither gets the task with an empty contextId.
+ */
+@Injectable()
+export class A2aTaskStore implements TaskStore {
+  /** This app instance, written as `runner` while it runs a task (see ReplicaAwareRequestHandler). */
+  readonly instanceId = randomBytes(12).toString('base64url');
+
+  /** Tasks running on this instance, as last saved (see {@link save}). */
+  private readonly live = new Map<string, LiveTask>();
+
+  constructor(private readonly sql: RestapSql) {}
+
+  /**
+   * Writes the task. Its first save (the row other instances find it by) and its final state are
+   * written before `save` resolves. In between, while it runs here — `working`, then a reply
+   * streamed delta by delta, one save per delta — saves are kept in memory and written at most
+   * every {@link FLUSH_MS} (loads here read the memory copy; other instances read a copy at most
+   * that old).
+   */
+  async save(task: Task, context: ServerCallContext): Promise<void> {
+    const caller = callerOf(context);
+    const state = task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
+    const final = TERMINAL.has(state);
+    let entry = this.live.get(task.id);
+    if (entry && !entry.ownerHash.equals(caller.ownerHash)) entry = undefined; // not this writer's: the statement decides
+    if (entry && !final) {
+      entry.state = state;
+      entry.task = structuredClone(task);
+      entry.flushTimer ??= setTimeout(() => void this.flush(entry as LiveTask).catch(() => undefined), FLUSH_MS).unref();
+      return;
+    }
+    const next: LiveTask = entry ?? { id: task.id, ownerHash: caller.ownerHash, contextHash: hashSessionId(task.contextId), box: caller.seal(task.contextId), state, task, written: Promise.resolve() };
+    next.state = state;
+    next.task = final ? compactText(task) : structuredClone(task);
+    if (final) this.live.delete(task.id);
+    else this.live.set(task.id, next);
+    await this.flush(next);
+  }
+
+  async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
+    return (await this.loadWithInfo(taskId, context))?.task;
+  }
+
+  /** The task and who runs it; undefined when missing or not the caller's. */
+  async loadWithInfo(taskId: string, context: ServerCallContext): Promise<{ task: Task; info: StoredTaskInfo } | undefined> {
+    const caller = callerOf(context);
+    const known = knownContextIds(context, caller);
+    const live = this.live.get(taskId);
+    if (live && (live.ownerHash.equals(caller.ownerHash) || known.some((id) => hashSessionId(id).equals(live.contextHash)))) {
+      const contextId = live.task.contextId;
+      const visible = known.includes(contextId) || (caller.isAuthenticated && live.ownerHash.equals(caller.ownerHash));
+      return { task: withContextId(structuredClone(live.task), visible ? contextId : ''), info: { runner: this.instanceId, updatedAt: new Date() } };
+    }
+    const [row] = await this.sql.query<TaskRow>(LOAD, [taskId, caller.ownerHash, known[0] ? hashSessionId(known[0]) : null]);
+    if (!row) return undefined;
+    return {
+      task: this.restore(row, caller, known),
+      info: { runner: row.runner ?? null, updatedAt: new Date(row.updated_at ?? Date.now()) },
+    };
+  }
+
+  /** Writes the task's latest state, after any write of it still in flight (writes of one task stay in order). */
+  private flush(entry: LiveTask): Promise<void> {
+    if (entry.flushTimer) clearTimeout(entry.flushTimer);
+    entry.flushTimer = undefined;
+    const { task, state } = entry;
+    const write = entry.written.catch(() => undefined).then(async () => {
+      await this.sql.query(SAVE, [
+        task.id,
+        entry.ownerHash,
+        entry.contextHash,
+        entry.box,
+        taskStateToJSON(state),
+        new Date(task.status?.timestamp ?? Date.now()),
+        JSON.stringify(Task.toJSON(withContextId(task, ''))),
+        TERMINAL.has(state) ? null : this.instanceId,
+      ]);
+    });
+    entry.written = write;
+    return write;
+  }
+
+  async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
+    const caller = callerOf(context);
+    const pageSize = params.pageSize ?? 50;
+    const contextHash = params.contextId ? hashSessionId(params.contextId) : null;
+    const cursor = params.pageToken ? decodeCursor(params.pageToken) : undefined;
+    const state = params.status ? taskStateToJSON(params.status) : null;
+    const after = params.statusTimestampAfter ? new Date(params.statusTimestampAfter) : null;
+    const list = contextHash ? LIST_BY_CONTEXT : LIST_BY_OWNER;
+    const scope = contextHash ?? caller.ownerHash;
+    const [rows, [{ n }]] = await Promise.all([
+      this.sql.query<TaskRow>(list.page, [scope, cursor?.at ?? null, cursor?.id ?? null, state, after, pageSize + 1]),
+      this.sql.query<{ n: number }>(list.count, [scope, null, null, state, after]),
+    ]);
+    const page = rows.slice(0, pageSize);
+    const known = params.contextId ? [params.contextId] : knownContextIds(context, caller);
+    const tasks = page.map((row) => {
+      const task = this.restore(row, caller, known);
+      if (!params.includeArtifacts) task.artifacts = [];
+      return task;
+    });
+    const last = page[page.length - 1];
+    return {
+      tasks,
+      nextPageToken: rows.length > pageSize && last ? encodeCursor(new Date(last.status_at as Date | string), last.id as string) : '',
+      pageSize,
+      totalSize: n,
+    };
+  }
+
+  private restore(row: TaskRow, caller: A2aCaller, known: string[]): Task {
+    const document = typeof row.task === 'string' ? JSON.parse(row.task) : row.task;
+    const hash = Buffer.from(row.context_hash);
+    const contextId = known.find((id) => hashSessionId(id).equals(hash)) ?? caller.open(row.context_box && Buffer.from(row.context_box)) ?? '';
+    return withContextId(Task.fromJSON(document), contextId);
+  }
+}
+
+/** The request's A2aCaller; a context built elsewhere counts as anonymous. */
+export function callerOf(context: ServerCallContext): A2aCaller {
+  return context.user instanceof A2aCaller ? context.user : new A2aCaller({ headers: {} }, undefined);
+}
+
+function knownContextIds(context: ServerCallContext, caller: A2aCaller): string[] {
+  const running = context.state.get(CONTEXT_ID_STATE);
+  return [...(typeof running === 'string' && running ? [running] : []), ...(caller.contextHint ? [caller.contextHint] : [])];
+}
+
+/**
+ * A copy of a finished task whose streamed reply is one text part per artifact run instead of one
+ * per delta: adjacent plain text parts (no metadata, no filename, same media type) are joined.
+ */
+function compactText(task: Task): Task {
+  const copy = structuredClone(task);
+  for (const artifact of copy.artifacts ?? []) {
+    const parts: Part[] = [];
+    for (const part of artifact.parts) {
+      const last = parts[parts.length - 1];
+      if (part.content?.$case === 'text' && last?.content?.$case === 'text' && plain(part) && plain(last) && part.mediaType === last.mediaType) {
+        last.content = { $case: 'text', value: last.content.value + part.content.value };
+      } else {
+        parts.push(part);
+      }
+    }
+    artifact.parts = parts;
+  }
+  return copy;
+}
+
+const plain = (part: Part): boolean => !part.filename && (!part.metadata || !Object.keys(part.metadata).length);
+
+/** A copy of `task` whose context id (and its messages') is `contextId`. */
+function withContextId(task: Task, contextId: string): Task {
+  const message = task.status?.message;
+  return {
+    ...task,
+    contextId,
+    history: (task.history ?? []).map((m) => ({ ...m, contextId })),
+    ...(task.status ? { status: { ...task.status, ...(message ? { message: { ...message, contextId } } : {}) } } : {}),
+  };
+}
+
+function encodeCursor(at: Date, id: string): string {
+  return Buffer.from(JSON.stringify([at.toISOString(), id]), 'utf8').toString('base64url');
+}
+
+function decodeCursor(token: string): { at: Date; id: string } {
+  try {
+    const [at, id] = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as [string, string];
+    const date = new Date(at);
+    if (typeof id === 'string' && !Number.isNaN(date.getTime())) return { at: date, id };
+  } catch {
+    // answered below
+  }
+  throw new RequestMalformedError('pageToken is not a token this agent issued.');
+}

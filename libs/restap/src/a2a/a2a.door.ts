@@ -1,0 +1,212 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { AGENT_CARD_PATH, AgentCard } from '@a2a-js/sdk';
+import type * as A2aExpress from '@a2a-js/sdk/server/express';
+import bodyParser from 'body-parser';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import typeIs from 'type-is';
+import { RESTAP_OPTIONS, SESSION_ID_PATTERN } from '../restap.constants';
+import { mintSessionId } from '../sessions/session-id';
+import { RestapRegistry } from '../core/registry/restap.registry';
+import { InvalidJsonException, InvalidRequestException, MethodNotAllowedException, PayloadTooLargeException, ShuttingDownException } from '../exceptions';
+import { toErrorBody } from '../exceptions/restap-exception.filter';
+import { writeJson } from '../http/restap-json.writer';
+import { withinDepth } from '../core/text/json-depth';
+import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
+import { RestapDrain } from '../lifecycle/restap-drain.service';
+import { RestapRateLimit } from '../guards/restap-rate-limit';
+import { DefaultExecutionEventBusManager } from '@a2a-js/sdk/server';
+import { A2aCaller } from './a2a-caller';
+import { A2aGuards } from './a2a-guards';
+import { A2aTaskStore } from './a2a-task.store';
+import { ReplicaAwareRequestHandler } from './replica-aware.handler';
+import { TalkExecutor } from './talk.executor';
+import { RemoteCancels } from './remote-cancels';
+import { buildAgentCard, cardFor } from './agent-card.factory';
+
+const CARD_PATH = `/${AGENT_CARD_PATH}`;
+/** Card handlers kept per origin (Host header): past this, cards are built per request. */
+const MAX_ORIGINS = 16;
+/** Past a turn's timeout, how long a task may stay silent before its runner counts as gone. */
+const ORPHAN_MARGIN_MS = 30_000;
+
+/**
+ * The A2A door on the host's Express app, with the official SDK doing the protocol: the agent card
+ * (`agentCardHandler`, public) and the JSON-RPC endpoint (`jsonRpcHandler` over a
+ * `DefaultRequestHandler`, 1.0 and 0.3 clients). Registered while the application is created, like
+ * the RESTAP front door, so our body limits apply before any host body parser. On the endpoint,
+ * in order: the shutdown drain, the rate limit (its own count, `a2a`), the body (JSON,
+ * `limits.bodyBytes`, `limits.maxJsonDepth`), the host's guards, then the SDK. Refusals before the
+ * SDK are `{"error","message"}` JSON like every RESTAP route; what the SDK answers is JSON-RPC.
+ */
+@Injectable()
+export class A2aDoor implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Restap');
+  private readonly parse: RequestHandler;
+  private card?: AgentCard;
+  private rpc?: RequestHandler;
+  private readonly cards = new Map<string, RequestHandler>();
+
+  constructor(
+    adapterHost: HttpAdapterHost,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    private readonly registry: RestapRegistry,
+    private readonly guards: A2aGuards,
+    private readonly tasks: A2aTaskStore,
+    private readonly executor: TalkExecutor,
+    private readonly remote: RemoteCancels,
+    private readonly drain: RestapDrain,
+    private readonly rateLimit: RestapRateLimit,
+  ) {
+    this.parse = bodyParser.json({ limit: options.limits.bodyBytes, strict: false, type: () => true });
+    if (!options.a2a.enabled) return;
+    adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.route(req, res, next));
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.options.a2a.enabled) return;
+    const talk = this.options.talk.enabled && this.registry.getTalkHandler() !== undefined;
+    this.card = buildAgentCard({ options: this.options, capabilities: this.registry.getCapabilities(), talk });
+    // The request handler checks versions and streaming against the card; its URLs are not used.
+    const handler = new ReplicaAwareRequestHandler(
+      cardFor(this.card, this.options.a2a.baseUrl ?? 'http://localhost', this.options.a2a.path),
+      this.tasks,
+      this.executor,
+      // One scope for every caller: the task store decides who may see a task, before any bus is used.
+      new DefaultExecutionEventBusManager(() => ''),
+      // A running turn saves at least every talk.timeoutMs (it ends then): silent longer, its instance is gone.
+      this.options.talk.timeoutMs + ORPHAN_MARGIN_MS,
+      this.remote,
+    );
+    this.rpc = sdkExpress().jsonRpcHandler({
+      requestHandler: handler,
+      userBuilder: async (req) => this.callerOf(req),
+      legacyCompat: { enabled: true },
+    });
+    this.logger.log(`A2A: agent card at ${CARD_PATH}, JSON-RPC at ${this.options.a2a.path}`);
+  }
+
+  private route(req: Request, res: Response, next: NextFunction): void {
+    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
+    if ((path === CARD_PATH || path === `${this.options.a2a.path}${CARD_PATH}`) && (req.method === 'GET' || req.method === 'HEAD') && this.card) {
+      return mounted(this.cardHandler(req), req, res, next);
+    }
+    if (path !== this.options.a2a.path || !this.rpc) return next();
+    if (req.method !== 'POST') return fail(res, new MethodNotAllowedException(['POST'], `${req.method} is not allowed here: the A2A JSON-RPC endpoint takes POST.`));
+    if (this.drain.isDraining()) {
+      res.setHeader('Connection', 'close');
+      return fail(res, new ShuttingDownException());
+    }
+    const rpc = this.rpc;
+    this.rateLimit.limit(req, res, () => this.body(req, res, () => {
+      this.guards.check(req, res).then(
+        () => {
+          mintContextId(req.body);
+          mounted(rpc, req, res, (error?: unknown) => (error ? fail(res, error) : next()));
+        },
+        (error: unknown) => fail(res, error),
+      );
+    }), 'a2a');
+  }
+
+  /** JSON bodies are read here, with the module's limits; other media types reach the SDK's own check. */
+  private body(req: Request, res: Response, next: () => void): void {
+    if (typeIs.hasBody(req) && req.headers['content-type'] && !typeIs(req, ['application/json', 'application/*+json'])) return next();
+    this.parse(req, res, (error?: unknown) => {
+      if (!error) {
+        if (!withinDepth(req.body, this.options.limits.maxJsonDepth)) {
+          return fail(res, new InvalidRequestException(`The request body nests arrays/objects deeper than the ${this.options.limits.maxJsonDepth} levels allowed.`));
+        }
+        return next();
+      }
+      const failure = error as { type?: string; limit?: number };
+      if (failure.type === 'request.aborted') return undefined;
+      if (failure.type === 'entity.too.large') return fail(res, new PayloadTooLargeException(`The request body is larger than the ${failure.limit} bytes allowed.`));
+      if (failure.type === 'entity.parse.failed') return fail(res, new InvalidJsonException('The request body is not valid JSON.'));
+      return fail(res, new InvalidRequestException('The request body could not be read.'));
+    });
+  }
+
+  /** The SDK's card handler for the request's origin (1.0 card, or the 0.3 card to 0.3 clients). */
+  private cardHandler(req: Request): RequestHandler {
+    const origin = this.options.a2a.baseUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+    let handler = this.cards.get(origin);
+    if (!handler) {
+      const card = servedCard(cardFor(this.card as AgentCard, origin, this.options.a2a.path));
+      handler = sdkExpress().agentCardHandler({ agentCardProvider: async () => card, legacyCompat: { enabled: true }, cache: { maxAge: maxAgeOf(this.options.catalogCacheControl) } });
+      if (this.cards.size < MAX_ORIGINS) this.cards.set(origin, handler);
+    }
+    return handler;
+  }
+
+  /** The SDK's `User` for a request: its identity (hashed in storage), headers, and the context it names. */
+  private callerOf(req: Request): A2aCaller {
+    const caller = { headers: req.headers, ip: req.ip };
+    return new A2aCaller(caller, this.options.a2a.identify(caller), contextHintOf(req.body));
+  }
+}
+
+/**
+ * The card object handed to the SDK's card handler. The handler writes a 1.0 card with
+ * `JSON.stringify`, which would print the SDK's in-memory oneofs (`{ scheme: { $case, value } }`)
+ * instead of A2A JSON; a `toJSON` on the prototype makes it `AgentCard.toJSON`, while the 0.3
+ * translation still reads the plain fields.
+ */
+function servedCard(card: AgentCard): AgentCard {
+  const proto = { toJSON(this: AgentCard) { return AgentCard.toJSON(this); } };
+  return Object.assign(Object.create(proto) as AgentCard, card);
+}
+
+/**
+ * The SDK's Express handlers, loaded when the door is enabled: that module requires `express`
+ * itself (an optional peer of the SDK), which a host without the A2A door need not resolve from there.
+ */
+function sdkExpress(): typeof A2aExpress {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, on purpose
+  return require('@a2a-js/sdk/server/express') as typeof A2aExpress;
+}
+
+/** Runs one of the SDK's routers (which serve their own root) on the request, as if mounted at its path. */
+function mounted(handler: RequestHandler, req: Request, res: Response, next: (error?: unknown) => void): void {
+  const url = req.url;
+  const query = url.indexOf('?');
+  req.url = query === -1 ? '/' : `/${url.slice(query)}`;
+  void handler(req, res, (error?: unknown) => {
+    req.url = url;
+    next(error);
+  });
+}
+
+const SEND_METHODS = new Set(['SendMessage', 'SendStreamingMessage', 'message/send', 'message/stream']);
+
+/**
+ * A message that starts a conversation (no contextId, no taskId) gets a session id minted by the
+ * session rules as its contextId, before the SDK would draw a UUID: the context is the session.
+ */
+function mintContextId(body: unknown): void {
+  const rpc = body as { method?: unknown; params?: { message?: { contextId?: unknown; taskId?: unknown } } } | undefined;
+  const message = rpc?.params?.message;
+  if (typeof rpc?.method !== 'string' || !SEND_METHODS.has(rpc.method) || !message || typeof message !== 'object') return;
+  if (!message.contextId && !message.taskId) message.contextId = mintSessionId();
+}
+
+/** A context id the request names (SendMessage's message.contextId, ListTasks' contextId). */
+function contextHintOf(body: unknown): string | undefined {
+  const params = (body as { params?: { contextId?: unknown; message?: { contextId?: unknown } } } | undefined)?.params;
+  const id = params?.message?.contextId ?? params?.contextId;
+  return typeof id === 'string' && SESSION_ID_PATTERN.test(id) ? id : undefined;
+}
+
+function maxAgeOf(cacheControl: string): number {
+  const match = /max-age=(\d+)/.exec(cacheControl);
+  return match ? Number(match[1]) : 60;
+}
+
+function fail(res: Response, error: unknown): void {
+  const { status, body, headers } = toErrorBody(error);
+  if (res.headersSent) {
+    if (!res.writableEnded) res.end();
+    return;
+  }
+  writeJson(res, status, JSON.stringify(body), headers);
+}

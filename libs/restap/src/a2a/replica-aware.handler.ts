@@ -1,0 +1,83 @@
+import { TaskState, type AgentCard, type CancelTaskRequest, type StreamResponse, type SubscribeToTaskRequest, type Task } from '@a2a-js/sdk';
+import { TaskNotCancelableError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DefaultExecutionEventBusManager, DefaultRequestHandler, type AgentExecutor, type ServerCallContext } from '@a2a-js/sdk/server';
+import type { A2aTaskStore } from './a2a-task.store';
+import type { RemoteCancels } from './remote-cancels';
+import { followStoredTask } from './stored-subscription';
+
+/** How often a subscription to a task running elsewhere reads it, ms. */
+const STORED_FOLLOW_MS = 200;
+
+/** How long a cancel relayed to another instance waits for it to confirm, ms. */
+const REMOTE_CANCEL_WAIT_MS = 10_000;
+
+const TERMINAL = new Set<TaskState | undefined>([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+
+/**
+ * The SDK's `DefaultRequestHandler`, told about replicas. Its execution event bus lives in the
+ * process running the task; a cancel or a subscribe that reaches another instance would find no
+ * bus there, and the SDK would then mark a task that is still running `canceled` in storage (only
+ * for the running instance to overwrite it) or end the subscription after one snapshot. Instead,
+ * while the task's runner (stored with each save) is another live instance, a cancel is relayed to
+ * it through the task's row (see RemoteCancels) and answered once it is stored `canceled`, and a
+ * subscribe follows the task through storage (see followStoredTask). A task whose runner stopped updating it for
+ * longer than a turn may last is orphaned (its instance is gone): the SDK's own handling applies
+ * (cancel marks it canceled, subscribe answers with the stored task).
+ */
+export class ReplicaAwareRequestHandler extends DefaultRequestHandler {
+  constructor(
+    card: AgentCard,
+    private readonly tasks: A2aTaskStore,
+    executor: AgentExecutor,
+    private readonly buses: DefaultExecutionEventBusManager,
+    /** After this long without a save, a non-final task's runner counts as gone, ms. */
+    private readonly orphanAfterMs: number,
+    private readonly remote: RemoteCancels,
+  ) {
+    super(card, tasks, executor, buses);
+  }
+
+  /** On another instance than the task's runner: asks the runner (see RemoteCancels) and waits for `canceled`. */
+  override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+    if (await this.runsElsewhere(params.id, context)) {
+      if (await this.remote.request(params.id, context)) return this.awaitCanceled(params.id, context);
+    }
+    return super.cancelTask(params, context);
+  }
+
+  /** On another instance than the task's runner: follows the task through storage (see followStoredTask). */
+  override async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    if (await this.runsElsewhere(params.id, context)) {
+      const load = async () => (await this.tasks.loadWithInfo(params.id, context))?.task;
+      const first = await load();
+      if (first) {
+        yield* followStoredTask(first, load, STORED_FOLLOW_MS);
+        return;
+      }
+    }
+    yield* super.resubscribe(params, context);
+  }
+
+  /** True while another live instance runs the task (not final, saved lately by that instance). */
+  private async runsElsewhere(taskId: string, context: ServerCallContext): Promise<boolean> {
+    if (!taskId || this.buses.getByTaskId(taskId, context)) return false; // running here (or malformed: the SDK answers)
+    const loaded = await this.tasks.loadWithInfo(taskId, context);
+    if (!loaded || TERMINAL.has(loaded.task.status?.state)) return false;
+    const { runner, updatedAt } = loaded.info;
+    return Boolean(runner && runner !== this.tasks.instanceId && Date.now() - updatedAt.getTime() < this.orphanAfterMs);
+  }
+
+  /** Polls the stored task until its runner has stopped it (or it ended otherwise). */
+  private async awaitCanceled(taskId: string, context: ServerCallContext): Promise<Task> {
+    const deadline = Date.now() + REMOTE_CANCEL_WAIT_MS;
+    while (Date.now() < deadline) {
+      await sleep(200);
+      const loaded = await this.tasks.loadWithInfo(taskId, context);
+      const state = loaded?.task.status?.state;
+      if (loaded && state === TaskState.TASK_STATE_CANCELED) return loaded.task;
+      if (TERMINAL.has(state)) throw new TaskNotCancelableError(`Task not cancelable: ${taskId} ended before the cancel reached it.`);
+    }
+    throw new UnsupportedOperationError(`Task ${taskId} runs on another instance of this agent, which was asked to cancel it but has not confirmed within ${REMOTE_CANCEL_WAIT_MS / 1000} s: poll GetTask.`);
+  }
+}

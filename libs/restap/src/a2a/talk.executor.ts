@@ -1,0 +1,138 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { TaskState, type Part } from '@a2a-js/sdk';
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
+import { RESTAP_OPTIONS, SESSION_ID_PATTERN } from '../restap.constants';
+import { toErrorBody } from '../exceptions/restap-exception.filter';
+import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
+import type { TalkChunk } from '../interfaces/talk.interface';
+import { TalkService, type OpenTurn } from '../core/talk/talk.service';
+import { callerOf, CONTEXT_ID_STATE } from './a2a-task.store';
+import { dataPart, TaskEvents, textPart } from './a2a-events';
+import { CapabilityInvoker } from '../core/invoker/capability-invoker';
+import { capabilityCallOf, runCapability } from './capability.call';
+
+/** A task running on this instance: what cancel needs to reach it. */
+interface Running {
+  turn?: OpenTurn;
+  cancelled: boolean;
+  /** Aborts a capability call. */
+  abort: AbortController;
+}
+
+/**
+ * The A2A agent. A message whose data part is `{ capability, arguments }` runs that capability
+ * (see runCapability). Otherwise its text parts are a turn of the `@Talk()` handler through the core
+ * TalkService, in the session named by the message's `contextId` (a new context is a new session,
+ * minted by the door). Publishes the task, `working`, the reply as one artifact appended delta by
+ * delta, tool steps and status chunks as status messages, then `completed` — or `failed` with the
+ * client-safe message of the failure, or `canceled` when a cancel stopped the turn.
+ */
+@Injectable()
+export class TalkExecutor implements AgentExecutor {
+  private readonly logger = new Logger('Restap');
+  private readonly running = new Map<string, Running>();
+
+  constructor(
+    private readonly talk: TalkService,
+    private readonly invoker: CapabilityInvoker,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+  ) {}
+
+  /** Ids of the tasks running on this instance. */
+  runningTaskIds(): string[] {
+    return [...this.running.keys()];
+  }
+
+  /** Stops the task's turn through its `ctx.signal`; the run then ends `canceled`. */
+  cancelTask = async (taskId: string): Promise<void> => {
+    const running = this.running.get(taskId);
+    if (!running) return;
+    running.cancelled = true;
+    running.turn?.stop('cancel');
+    running.abort.abort(new Error('The task was canceled.'));
+  };
+
+  /** Never rejects: every outcome is published on the bus as the task's final status. */
+  async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    const events = new TaskEvents(request, bus);
+    const running: Running = { cancelled: false, abort: new AbortController() };
+    this.running.set(request.taskId, running);
+    // The task store puts the context id back into what it loads for this request.
+    request.context.state.set(CONTEXT_ID_STATE, request.contextId);
+    try {
+      events.submitted();
+      events.status(TaskState.TASK_STATE_WORKING);
+      const call = capabilityCallOf(request.userMessage.parts);
+      if (call) await runCapability(this.invoker, call, callerOf(request.context).caller, events, running.abort.signal);
+      else await this.converse(request, events, running);
+    } catch (error) {
+      // A request the core refused (a 4xx: e.g. text it cannot store) is the client's; the rest is logged.
+      const { status } = toErrorBody(error);
+      if (status >= 500) this.logger.error(`A2A task failed: ${(error as Error)?.name ?? 'Error'}: ${(error as Error)?.message ?? String(error)}`.split(request.contextId).join('[context_id]'));
+      events.status(status < 500 ? TaskState.TASK_STATE_REJECTED : TaskState.TASK_STATE_FAILED, failureParts(error));
+    } finally {
+      this.running.delete(request.taskId);
+    }
+  }
+
+  private async converse(request: RequestContext, events: TaskEvents, running: Running): Promise<void> {
+    const text = request.userMessage.parts
+      .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
+      .filter(Boolean)
+      .join('\n');
+    if (!this.options.talk.enabled) {
+      return events.status(TaskState.TASK_STATE_REJECTED, [textPart('This agent takes no conversation: call a capability with a data part {"capability": "<id>", "arguments": {...}}.')]);
+    }
+    if (!text) {
+      return events.status(TaskState.TASK_STATE_REJECTED, [textPart('Send the conversation as text parts, or call a capability with a data part {"capability": "<id>", "arguments": {...}}.')]);
+    }
+    if (text.length > this.options.talk.maxMessageLength) {
+      return events.status(TaskState.TASK_STATE_REJECTED, [textPart(`The message is longer than the ${this.options.talk.maxMessageLength} characters allowed.`)]);
+    }
+    if (this.options.talk.sessions && !SESSION_ID_PATTERN.test(request.contextId)) {
+      return events.status(TaskState.TASK_STATE_REJECTED, [textPart('contextId is this agent\'s session id: omit it to start a conversation, or send one it returned (^[A-Za-z0-9._-]{16,128}$).')]);
+    }
+    const turn = await this.talk.open({ message: text, sessionId: this.options.talk.sessions ? request.contextId : undefined, caller: callerOf(request.context).caller });
+    running.turn = turn;
+    if (running.cancelled) turn.stop('cancel');
+    const reply = turn.messageId;
+    let appended = false;
+    const result = await turn.run((chunk) => {
+      if (chunk.event === 'message.delta') {
+        events.artifact(reply, 'reply', [textPart(chunk.text)], appended, false);
+        appended = true;
+      } else {
+        publishStep(events, chunk);
+      }
+    });
+    if (result.status === 'aborted') return events.status(TaskState.TASK_STATE_CANCELED, [textPart('Canceled: the turn was stopped before the reply was complete.')]);
+    if (result.failure !== undefined) return events.status(TaskState.TASK_STATE_FAILED, failureParts(result.failure));
+    // The last chunk: an empty reply still gets its (empty) artifact.
+    events.artifact(reply, 'reply', appended ? [] : [textPart('')], appended, true);
+    events.status(TaskState.TASK_STATE_COMPLETED);
+  }
+}
+
+/** Tool steps and status chunks as status messages (still `working`); `artifact` chunks as data artifacts. */
+function publishStep(events: TaskEvents, chunk: TalkChunk): void {
+  const { event, ...rest } = chunk;
+  const fields = rest as Record<string, unknown>;
+  if (event === 'artifact') {
+    const id = typeof fields.id === 'string' ? fields.id : `${events.taskId}-artifact-${Math.random().toString(36).slice(2, 10)}`;
+    events.artifact(id, typeof fields.name === 'string' ? fields.name : 'artifact', [dataPart(fields)], false, true);
+    return;
+  }
+  const name = typeof fields.name === 'string' ? fields.name : undefined;
+  const label =
+    event === 'status' ? String(fields.message ?? '')
+      : event === 'tool.start' ? `Using tool ${name ?? ''}`.trim()
+      : event === 'tool.end' ? `Tool ${name ?? ''} finished`.replace('  ', ' ')
+      : String(fields.text ?? '');
+  events.status(TaskState.TASK_STATE_WORKING, [textPart(label), dataPart({ event, ...fields })]);
+}
+
+/** The client-safe text of a failure (no stack, no internal message) and its `{error, message}`. */
+function failureParts(failure: unknown): Part[] {
+  const { body } = toErrorBody(failure);
+  return [textPart(body.message), dataPart(body)];
+}

@@ -1,0 +1,100 @@
+import { CAPABILITY_EXTENSION_URI } from 'nestjs-restap';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { useSampleAgent } from '../support/sample-app';
+import { API_KEY, clientFor } from './a2a-support';
+
+jest.setTimeout(90_000);
+
+const CARD = '/.well-known/agent-card.json';
+const V1 = { 'A2A-Version': '1.0' };
+
+describe('A2A door: the agent card', () => {
+  const agent = useSampleAgent({ apiKey: API_KEY });
+
+  it('is public and describes the agent: name, version, JSON-RPC interface at 1.0 and 0.3, streaming, modes', async () => {
+    const res = await fetch(`${agent.url}${CARD}`, { headers: V1 });
+    expect(res.status).toBe(200);
+    const card = await res.json();
+    expect(card).toMatchObject({
+      name: 'Text Analysis Agent',
+      description: 'AI agent specialized in text processing and analysis',
+      version: '1.0.0',
+      capabilities: { streaming: true },
+      defaultInputModes: ['text/plain', 'application/json'],
+      defaultOutputModes: ['text/plain', 'application/json'],
+    });
+    expect(card.supportedInterfaces).toEqual([
+      { url: `${agent.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: `${agent.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+    ]);
+  });
+
+  it('skills are the capabilities (id, name from the title, description, tags, examples from DTO examples) plus the conversation', async () => {
+    const card = await (await fetch(`${agent.url}${CARD}`, { headers: V1 })).json();
+    expect(card.skills.map((s: { id: string }) => s.id)).toEqual(['talk', 'text.echo', 'text.reverse']);
+    expect(card.skills[2]).toEqual({
+      id: 'text.reverse',
+      name: 'Reverse text',
+      description: 'Returns the input text in reverse order',
+      tags: ['capability', 'text'],
+      examples: [JSON.stringify({ capability: 'text.reverse', arguments: { text: 'Hello World' } })],
+      inputModes: ['application/json'],
+      outputModes: ['application/json'],
+    });
+    expect(card.skills[0]).toMatchObject({ id: 'talk', name: 'Talk to agent', inputModes: ['text/plain'], tags: ['conversation', 'chat'] });
+  });
+
+  it('declares the capability extension (schemas in the RESTAP catalog) and the host\'s auth (bearer API key)', async () => {
+    const card = await (await fetch(`${agent.url}${CARD}`, { headers: V1 })).json();
+    expect(card.capabilities.extensions).toEqual([
+      expect.objectContaining({ uri: CAPABILITY_EXTENSION_URI, params: expect.objectContaining({ catalog: '/.well-known/restap.json' }) }),
+    ]);
+    expect(card.securitySchemes).toEqual({ bearer: { httpAuthSecurityScheme: expect.objectContaining({ scheme: 'bearer' }) } });
+    expect(card.securityRequirements).toEqual([{ schemes: { bearer: {} } }]);
+  });
+
+  it('the official client reads it from the base URL alone, skills and security included', async () => {
+    const card = await (await clientFor(agent.url)).getAgentCard();
+    expect(card.skills.map((s) => s.id)).toEqual(['talk', 'text.echo', 'text.reverse']);
+    expect(card.securitySchemes.bearer?.scheme).toEqual({ $case: 'httpAuthSecurityScheme', value: expect.objectContaining({ scheme: 'bearer' }) });
+  });
+
+  it('a 0.3 client (no A2A-Version header) gets the 0.3 card shape, with the same skills', async () => {
+    const card = await (await fetch(`${agent.url}${CARD}`)).json();
+    expect(card).toMatchObject({ url: `${agent.url}/a2a`, protocolVersion: '0.3', preferredTransport: 'JSONRPC', securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } });
+    expect(card.skills.map((s: { id: string }) => s.id)).toEqual(['talk', 'text.echo', 'text.reverse']);
+  });
+
+  it('is served with caching headers like the catalog: ETag, Cache-Control, Vary, and 304 on If-None-Match', async () => {
+    const first = await get(`${agent.url}${CARD}`, V1);
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/"[^"]+"$/);
+    expect(first.headers['cache-control']).toBe('public, max-age=60');
+    expect(first.headers.vary).toContain('A2A-Version');
+    // A cache revalidating (fetch() would add Cache-Control: no-cache, which asks for the full body).
+    expect((await get(`${agent.url}${CARD}`, { ...V1, 'If-None-Match': etag })).status).toBe(304);
+    expect((await get(`${agent.url}${CARD}`, { ...V1, 'If-None-Match': '"other"' })).status).toBe(200);
+    // Each protocol version has its own representation, hence its own tag.
+    expect((await get(`${agent.url}${CARD}`, {})).headers.etag).not.toBe(etag);
+  });
+
+  it('is also found under the A2A endpoint (for a client given the catalog\'s endpoint as its base URL)', async () => {
+    const card = await (await clientFor(`${agent.url}/a2a`)).getAgentCard();
+    expect(card.name).toBe('Text Analysis Agent');
+  });
+
+  it('the RESTAP catalog says protocols.a2a is available, at the JSON-RPC endpoint', async () => {
+    const catalog = await (await fetch(`${agent.url}/.well-known/restap.json`)).json();
+    expect(catalog.protocols.a2a).toEqual({ available: true, endpoint: '/a2a' });
+  });
+});
+
+/** A plain GET (no fetch() cache headers added), status and headers. */
+function get(url: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    httpRequest(url, { headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
+    }).on('error', reject).end();
+  });
+}

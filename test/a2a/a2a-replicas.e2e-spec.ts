@@ -1,0 +1,96 @@
+import { TaskState } from '@a2a-js/sdk';
+import { startFakeLlm, type ChatRequestBody, type FakeLlm } from '../support/fake-llm';
+import { createTestDatabase, usingServer, type TestDatabase } from '../support/test-database';
+import { startSample, type RunningApp } from '../support/sample-app';
+import { createTempPostgres, type TempPostgres } from '../reliability/support/temp-postgres';
+import { API_KEY, artifactText, asTask, clientFor, collect, sendParams, text, userMessage, withKey } from './a2a-support';
+
+// Two instances of the sample on one PostgreSQL: the one of TEST_DATABASE_URL, else one the test
+// starts itself (two embedded databases would be two agents).
+jest.setTimeout(120_000);
+
+/** The fake model's reply: every user message it was shown. */
+const SEEN = (body: ChatRequestBody): string => `Seen ${(body.messages ?? []).filter((m) => m.role === 'user').map((m) => m.content).join(' | ')}`;
+
+describe('A2A door: two instances on one database', () => {
+  let db: TestDatabase | undefined;
+  let pg: TempPostgres | undefined;
+  let llm: FakeLlm;
+  let a: RunningApp;
+  let b: RunningApp;
+
+  beforeAll(async () => {
+    let url: string;
+    if (usingServer()) {
+      db = await createTestDatabase();
+      url = db.url as string;
+    } else {
+      pg = await createTempPostgres();
+      url = pg.url;
+    }
+    llm = await startFakeLlm({ reply: SEEN });
+    const config = { llm: { baseUrl: llm.baseUrl, model: 'test-model' }, apiKey: API_KEY };
+    a = await startSample({ url }, config);
+    b = await startSample({ url }, config);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await llm?.close();
+    await db?.drop();
+    pg?.destroy();
+  });
+
+  it('a task sent to A is read on B; a follow-up on B in the same context continues the history', async () => {
+    const onA = await clientFor(a.url);
+    const onB = await clientFor(b.url);
+    const task = asTask(await onA.sendMessage(sendParams(userMessage([text('first on A')])), withKey()));
+    const read = await onB.getTask({ tenant: '', id: task.id }, withKey());
+    expect(read.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(artifactText(read)).toBe(artifactText(task));
+    const followUp = asTask(await onB.sendMessage(sendParams(userMessage([text('then on B')], { contextId: task.contextId })), withKey()));
+    expect(artifactText(followUp)).toBe('Seen first on A | then on B');
+  });
+
+  it('subscribe reaching B while A runs the task follows it through storage: the reply grows, then completed', async () => {
+    llm.configure({ reply: Array.from({ length: 30 }, (_, i) => `w${i}`).join(' '), chunkDelayMs: 50 });
+    const onA = await clientFor(a.url);
+    const onB = await clientFor(b.url);
+    const stream = onA.sendMessageStream(sendParams(userMessage([text('long one')])), withKey());
+    const first = await stream.next();
+    const taskId = first.value?.payload?.$case === 'task' ? first.value.payload.value.id : '';
+    expect(taskId).not.toBe('');
+    const [followed, direct] = await Promise.all([collect(onB.resubscribeTask({ tenant: '', id: taskId }, withKey())), collect(stream)]);
+    const expected = Array.from({ length: 30 }, (_, i) => `w${i}`).join(' ');
+    const textOf = (events: typeof followed) =>
+      events.flatMap((e) => (e.payload?.$case === 'artifactUpdate' ? e.payload.value.artifact?.parts ?? [] : e.payload?.$case === 'task' ? e.payload.value.artifacts.flatMap((x) => x.parts) : []))
+        .map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
+    expect(textOf(direct)).toBe(expected);
+    expect(textOf(followed)).toBe(expected);
+    expect(followed.filter((e) => e.payload?.$case === 'artifactUpdate').length).toBeGreaterThan(1);
+    const last = followed.at(-1)?.payload;
+    expect(last?.$case === 'statusUpdate' && last.value.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    // Once it has ended, either instance answers for it.
+    expect((await onB.getTask({ tenant: '', id: taskId }, withKey())).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    await expect(onB.cancelTask({ tenant: '', id: taskId, metadata: undefined }, withKey())).rejects.toThrow(/not cancelable/i);
+    await expect(collect(onB.resubscribeTask({ tenant: '', id: taskId }, withKey()))).rejects.toThrow(/terminal state/);
+    llm.configure({ reply: SEEN, chunkDelayMs: 0 });
+  });
+
+  it('cancel reaching B while A runs the task is relayed to A: the turn stops there and B answers canceled', async () => {
+    llm.configure({ reply: Array.from({ length: 60 }, (_, i) => `w${i}`).join(' '), chunkDelayMs: 100 });
+    const onA = await clientFor(a.url);
+    const onB = await clientFor(b.url);
+    const stream = onA.sendMessageStream(sendParams(userMessage([text('long two')])), withKey());
+    const first = await stream.next();
+    const taskId = first.value?.payload?.$case === 'task' ? first.value.payload.value.id : '';
+    const canceled = await onB.cancelTask({ tenant: '', id: taskId, metadata: undefined }, withKey());
+    expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    const rest = await collect(stream);
+    const last = rest.at(-1)?.payload;
+    expect(last?.$case === 'statusUpdate' && last.value.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect(rest.filter((e) => e.payload?.$case === 'artifactUpdate').length).toBeLessThan(60);
+    expect((await onA.getTask({ tenant: '', id: taskId }, withKey())).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    llm.configure({ reply: SEEN, chunkDelayMs: 0 });
+  });
+});
