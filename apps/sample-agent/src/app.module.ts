@@ -50,8 +50,9 @@ export class AppModule {
             ...(config.maxStreamsPerClient ? { maxWaitingPerClient: config.maxStreamsPerClient } : {}),
           },
           packages: samplePackages(config.packagesDir),
-          protocols: { mcp: { available: false }, a2a: { available: false } },
+          protocols: { a2a: { available: false } },
           playground: { enabled: config.playground !== false, path: PLAYGROUND_PATH },
+          mcp: { enabled: true },
           rateLimit: config.rateLimitPerMinute
             ? { limit: config.rateLimitPerMinute, ttlMs: 60_000, ...(config.redisUrl ? { redis: config.redisUrl } : {}) }
             : false,

@@ -59,6 +59,11 @@ export class RestapDrain implements BeforeApplicationShutdown {
     return result && this.work.size === 0;
   }
 
+  /** True once shutdown began: doors refuse new work (503 shutting_down). */
+  isDraining(): boolean {
+    return this.draining;
+  }
+
   /** Called by the front door for requests on the module's paths: 503 for new work while draining. */
   refuseWhileDraining(res: Response, next: NextFunction, match: RouteMatch): void {
     if (!this.draining || match.route === 'catalog') return next();
