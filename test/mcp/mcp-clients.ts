@@ -9,11 +9,23 @@ export const CLIENT_KINDS: ClientKind[] = ['1.x (2025-11-25)', '2.x auto', '2.x 
 /** What the tests call on either SDK's Client (same method names and shapes in both lines). */
 export interface AnyClient {
   listTools(): Promise<{ tools: Array<Record<string, unknown> & { name: string; inputSchema: unknown }> }>;
-  callTool(params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> }, resultSchema?: undefined, options?: { onprogress?: (p: { progress: number; message?: string }) => void }): Promise<Record<string, unknown>>;
+  callTool(params: { name: string; arguments?: Record<string, unknown> }): Promise<Record<string, unknown>>;
   readResource(params: { uri: string }): Promise<{ contents: Array<{ uri: string; text?: string }> }>;
   listResources(): Promise<{ resources: Array<{ uri: string; name: string }> }>;
   getServerCapabilities(): Record<string, unknown> | undefined;
   close(): Promise<void>;
+}
+
+/** Progress updates of one call. */
+export type OnProgress = (p: { progress: number; message?: string }) => void;
+
+/**
+ * Calls a tool with an `onprogress` callback: the 1.x client takes it as the third argument
+ * (after a result schema), the 2.x client as the second.
+ */
+export function callWithProgress(kind: ClientKind, client: AnyClient, params: { name: string; arguments: Record<string, unknown> }, onprogress: OnProgress): Promise<Record<string, unknown>> {
+  const call = client.callTool as unknown as (...args: unknown[]) => Promise<Record<string, unknown>>;
+  return kind === '1.x (2025-11-25)' ? call.call(client, params, undefined, { onprogress }) : call.call(client, params, { onprogress });
 }
 
 /** Connects a client of `kind` to `url` with the given extra headers. */
