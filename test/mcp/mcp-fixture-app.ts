@@ -1,4 +1,4 @@
-import { Injectable, Module } from '@nestjs/common';
+import { Injectable, Module, type LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { RestapModule, Talk, type RestapModuleOptions, type TalkContext } from 'nestjs-restap';
@@ -28,7 +28,7 @@ export class StreamingBrain {
  * and query parameters, a ValidationPipe body, a crashing route, a `tool: false` route), the
  * streaming brain, news in the given scope, the host's global ValidationPipe.
  */
-export async function startMcpFixture(database: DatabaseTarget, options: Partial<RestapModuleOptions> = {}): Promise<RunningApp> {
+export async function startMcpFixture(database: DatabaseTarget, options: Partial<RestapModuleOptions> = {}, logger?: LoggerService): Promise<RunningApp> {
   @Module({
     imports: [
       DatabaseModule.forRoot(database),
@@ -38,7 +38,7 @@ export async function startMcpFixture(database: DatabaseTarget, options: Partial
     providers: [StreamingBrain],
   })
   class McpFixtureModule {}
-  const app = await NestFactory.create<NestExpressApplication>(McpFixtureModule, { logger: process.env.MCP_FIXTURE_LOGS ? ['log', 'error', 'warn'] : false });
+  const app = await NestFactory.create<NestExpressApplication>(McpFixtureModule, { logger: logger ?? (process.env.MCP_FIXTURE_LOGS ? ['log', 'error', 'warn'] : false) });
   configureToolsFixture(app);
   return listen(app);
 }

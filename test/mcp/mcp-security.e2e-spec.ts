@@ -1,5 +1,5 @@
 import { useSampleAgent } from '../support/sample-app';
-import { useTestDatabase } from '../support/test-database';
+import { createTestDatabase, useTestDatabase } from '../support/test-database';
 import type { RunningApp } from '../support/sample-app';
 import { CLIENT_KINDS, connectClient } from './mcp-clients';
 import { startMcpFixture } from './mcp-fixture-app';
@@ -81,7 +81,7 @@ describe('MCP door: mcp.allowedOrigins', () => {
   });
 
   it('the endpoint is off unless enabled: without mcp the path is the host\'s (404)', async () => {
-    const db2 = await import('../support/test-database').then((m) => m.createTestDatabase());
+    const db2 = await createTestDatabase();
     const off = await startMcpFixture(db2.target, { mcp: { enabled: false } });
     try {
       expect((await post(`${off.url}/mcp`, INITIALIZE)).status).toBe(404);

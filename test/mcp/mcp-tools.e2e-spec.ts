@@ -8,17 +8,24 @@ import { startMcpFixture, TALK_PIECES } from './mcp-fixture-app';
 // Issue 15, items 2-4: tools = capabilities, tools/call through the invoker, talk with progress.
 jest.setTimeout(60_000);
 
-type Catalog = { capabilities: Array<{ id: string; method: string; input_schema?: Record<string, unknown>; parameters?: Array<{ name: string; required: boolean; schema: Record<string, unknown> }> }> };
+type Catalog = { capabilities: Array<{ id: string; method: string; input_schema?: Record<string, unknown>; output_schema?: Record<string, unknown>; parameters?: Array<{ name: string; required: boolean; schema: Record<string, unknown> }> }> };
 
 describe('MCP tools on a host app (guards, pipes, filters through the invoker)', () => {
   const db = useTestDatabase();
   let app: RunningApp;
   let catalog: Catalog;
+  const warnings: string[] = [];
+  const logger = { log: () => undefined, error: () => undefined, warn: (message: unknown) => void warnings.push(String(message)) };
   beforeAll(async () => {
-    app = await startMcpFixture(db.target);
+    app = await startMcpFixture(db.target, {}, logger);
     catalog = await (await fetch(`${app.url}${CATALOG_PATH}`)).json();
   });
   afterAll(() => app?.close());
+
+  it('an output DTO without class-validator or swagger metadata is named in a startup warning saying what to add', () => {
+    const warning = warnings.find((w) => w.includes('OrderDto'));
+    expect(warning).toMatch(/'orders\.create'.*output class OrderDto.*@ApiProperty\(\)/);
+  });
 
   describe.each(CLIENT_KINDS)('%s client', (kind) => {
     let client: AnyClient;
@@ -47,6 +54,10 @@ describe('MCP tools on a host app (guards, pipes, filters through the invoker)',
       expect(get.annotations).toEqual({ title: 'Read an order', readOnlyHint: true });
       const create = tools.find((t) => t.name === 'orders_create')!;
       expect(create.inputSchema).toEqual(catalog.capabilities.find((c) => c.id === 'orders.create')!.input_schema);
+      for (const tool of tools.filter((t) => t._meta)) {
+        const id = (tool._meta as Record<string, string>)['io.restap/capability'];
+        expect(tool.outputSchema).toEqual(catalog.capabilities.find((c) => c.id === id)!.output_schema);
+      }
       expect(JSON.stringify(tools)).not.toContain('draft-07');
     });
 
