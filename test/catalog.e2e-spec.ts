@@ -53,7 +53,7 @@ describe('Discovery: GET /.well-known/restap.json (spec, "The Catalog Document")
       input_schema: textSchema,
       output_schema: { properties: { reversed_text: { type: 'string' } } },
     });
-    expect(catalog.protocols).toEqual({ mcp: { available: false }, a2a: { available: false } });
+    expect(catalog.protocols).toEqual({ a2a: { available: false }, mcp: { available: true, endpoint: '/mcp' } });
   });
 
   it('validates against the catalog JSON Schema shipped in the library', async () => {
