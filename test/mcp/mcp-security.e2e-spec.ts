@@ -75,8 +75,16 @@ describe('MCP door: mcp.allowedOrigins', () => {
   });
   afterAll(() => app?.close());
 
-  it('an origin listed in allowedOrigins passes, another is 403', async () => {
-    expect((await post(`${app.url}/mcp`, INITIALIZE, { Origin: 'https://app.example.com' })).status).toBe(200);
+  it('an origin listed in allowedOrigins passes (with CORS for its page), another is 403', async () => {
+    const allowed = await post(`${app.url}/mcp`, INITIALIZE, { Origin: 'https://app.example.com' });
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
+    const preflight = await fetch(`${app.url}/mcp`, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://app.example.com', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type, mcp-protocol-version' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-headers')).toMatch(/MCP-Protocol-Version/);
     expect((await post(`${app.url}/mcp`, INITIALIZE, { Origin: 'https://app.example.com.evil.example' })).status).toBe(403);
   });
 

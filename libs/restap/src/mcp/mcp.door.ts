@@ -17,6 +17,7 @@ import { parseSessionId } from '../sessions/session-id';
 import { mcpCalls, type McpCall } from './mcp-call.context';
 import { McpGuards } from './mcp-guards';
 import { createOriginCheck } from './mcp-origin';
+import { applyMcpCors } from './mcp-cors';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpNewsNotifier } from './mcp-news.notifier';
 
@@ -25,7 +26,7 @@ import { McpNewsNotifier } from './mcp-news.notifier';
  * `server/discover`, and 2025-era clients with `initialize`, stateless, on the same URL), mounted
  * on the host's HTTP adapter while the application is created, like the RESTAP front door, so
  * our limits apply before any host body parser. On the endpoint, in order: the `Origin` check
- * (403), the shutdown drain (503), the body (JSON, `limits.bodyBytes`, `limits.maxJsonDepth`),
+ * (403), CORS for the origins it allowed (preflights answered), the shutdown drain (503), the body (JSON, `limits.bodyBytes`, `limits.maxJsonDepth`),
  * the host's guards (401/403/429), then the SDK. Refusals before the SDK are `{"error","message"}`
  * JSON as on every RESTAP route; what the SDK answers is JSON-RPC.
  */
@@ -72,6 +73,7 @@ export class McpDoor implements OnApplicationBootstrap, OnApplicationShutdown {
     const serve = this.serve;
     if (path !== this.options.mcp.path || !serve) return next();
     if (!this.checkOrigin(req, res)) return;
+    if (applyMcpCors(req, res)) return;
     if (this.drain.isDraining()) {
       res.setHeader('Connection', 'close');
       return fail(res, new ShuttingDownException());
