@@ -22,6 +22,15 @@ describe('MCP door on the sample agent', () => {
     expect(catalog.protocols.mcp).toEqual({ available: true, endpoint: '/mcp' });
   });
 
+  it('one URL serves both eras: the 2.x client in auto mode lands on 2026-07-28, the 1.x client on 2025-11-25', async () => {
+    const auto = await connectClient('2.x auto', endpoint, AUTH);
+    expect((auto as unknown as { getProtocolEra(): string }).getProtocolEra()).toBe('modern');
+    await auto.close();
+    const legacy = await connectClient('1.x (2025-11-25)', endpoint, AUTH);
+    expect((legacy as unknown as { transport: { protocolVersion?: string } }).transport.protocolVersion).toBe('2025-11-25');
+    await legacy.close();
+  });
+
   describe.each(CLIENT_KINDS)('%s client', (kind) => {
     let client: AnyClient;
     beforeAll(async () => {
