@@ -1,16 +1,22 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import { NEWS_URI } from './mcp-news';
+
+/** After a notification, further commits within this window are told once, at its end. */
+const COALESCE_MS = 100;
 
 /**
  * Tells open `subscriptions/listen` streams (2026-07-28 clients) that the news resource changed,
  * through the handler's notifier: each stream that listed `restap://news` gets
  * `notifications/resources/updated` and re-reads it (its own feed: the read is scoped by the
- * reader's session, so the ping names no item and no session).
+ * reader's session, so the ping names no item and no session). A burst of commits is told as one
+ * notification now and one at the end of the window, so a busy feed cannot flood the streams.
  */
 @Injectable()
-export class McpNewsNotifier {
+export class McpNewsNotifier implements OnApplicationShutdown {
   private handler?: McpHttpHandler;
+  private timer?: NodeJS.Timeout;
+  private pending = false;
 
   attach(handler: McpHttpHandler): void {
     this.handler = handler;
@@ -18,6 +24,26 @@ export class McpNewsNotifier {
 
   /** An item was committed. */
   committed(): void {
+    if (this.timer) {
+      this.pending = true;
+      return;
+    }
+    this.notify();
+  }
+
+  onApplicationShutdown(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private notify(): void {
     this.handler?.notify.resourceUpdated(NEWS_URI);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (!this.pending) return;
+      this.pending = false;
+      this.notify();
+    }, COALESCE_MS);
+    this.timer.unref();
   }
 }
