@@ -67,8 +67,12 @@ describe('MCP door security on the sample (API key set)', () => {
   });
 });
 
-describe('MCP door: mcp.allowedOrigins', () => {
+describe('MCP door: mcp.allowedOrigins, rateLimit, off by default', () => {
   const db = useTestDatabase();
+  const extra: Array<{ drop(): Promise<void> }> = [];
+  afterAll(async () => {
+    for (const d of extra) await d.drop();
+  });
   let app: RunningApp;
   beforeAll(async () => {
     app = await startMcpFixture(db.target, { mcp: { enabled: true, allowedOrigins: ['app.example.com'] } });
@@ -86,6 +90,19 @@ describe('MCP door: mcp.allowedOrigins', () => {
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-headers')).toMatch(/MCP-Protocol-Version/);
     expect((await post(`${app.url}/mcp`, INITIALIZE, { Origin: 'https://app.example.com.evil.example' })).status).toBe(403);
+  });
+
+  it('the rateLimit option counts MCP requests on their own, before the body: 429 with Retry-After', async () => {
+    const limited = await startMcpFixture((await createTestDatabase().then((d) => (extra.push(d), d))).target, { mcp: { enabled: true }, rateLimit: { limit: 2, ttlMs: 60_000 } });
+    try {
+      for (let i = 0; i < 2; i++) expect((await post(`${limited.url}/mcp`, INITIALIZE)).status).toBe(200);
+      const refused = await post(`${limited.url}/mcp`, INITIALIZE);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(await refused.json()).toMatchObject({ error: 'too_many_requests' });
+    } finally {
+      await limited.close();
+    }
   });
 
   it('the endpoint is off unless enabled: without mcp the path is the host\'s (404)', async () => {

@@ -37,9 +37,18 @@ export class RestapRateLimit {
 
   /** Called by the front door for requests on the module's paths. */
   handle(req: Request, res: Response, next: NextFunction, match: RouteMatch): void {
+    const bucket = bucketOf(match, req.method);
+    if (!bucket) return next();
+    this.limit(req, res, bucket, next);
+  }
+
+  /**
+   * Takes a hit for the request's client on `bucket` (each door's endpoint counts on its own, e.g.
+   * `'mcp'`), then calls `next`, or answers 429 with `Retry-After`. Without `rateLimit`, just `next`.
+   */
+  limit(req: Request, res: Response, bucket: string, next: () => void): void {
     const { rateLimit } = this.options;
-    const bucket = rateLimit ? bucketOf(match, req.method) : undefined;
-    if (!rateLimit || !bucket) return next();
+    if (!rateLimit) return next();
     const client = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     this.storage.increment(`restap:${bucket}:${client}`, rateLimit.ttlMs, rateLimit.limit, rateLimit.ttlMs, 'default').then(
       ({ totalHits, timeToExpire, isBlocked, timeToBlockExpire }) => {

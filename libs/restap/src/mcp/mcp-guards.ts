@@ -5,9 +5,8 @@ import type { Request, Response } from 'express';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { RestapException } from '../exceptions';
 import { RestapGuardsRunner } from '../guards/restap-guards.runner';
-import { RestapThrottlerGuard } from '../guards/restap-throttler.guard';
 
-/** The handler the guards see: the MCP endpoint (the throttler counts under `McpEndpoint-handle`). */
+/** The handler the guards see: the MCP endpoint. */
 class McpEndpoint {
   handle(): void {
     // never called: the SDK's handler answers
@@ -16,7 +15,7 @@ class McpEndpoint {
 
 /**
  * The host's auth on the MCP endpoint, as on /talk and /news: the host's global guards, then the
- * module's rate limit, then the `guards` option. The endpoint is served by the SDK's handler,
+ * `guards` option (the rate limit ran before, in the door). The endpoint is served by the SDK's handler,
  * outside Nest's router, so they run here on an execution context of the request. A guard that
  * throws rejects the request with its error (e.g. 401 with `WWW-Authenticate`); one that returns
  * false, 403. Each tool call then meets the capability's own guards again, through the invoker.
@@ -43,7 +42,6 @@ export class McpGuards {
 
   /** Created with the module's injector, as Nest creates the guards of /talk's controller. */
   private async resolve(): Promise<CanActivate[]> {
-    const [throttler, runner] = await Promise.all([this.moduleRef.create(RestapThrottlerGuard), this.moduleRef.create(RestapGuardsRunner)]);
-    return [...this.config.getGlobalGuards(), throttler, runner];
+    return [...this.config.getGlobalGuards(), await this.moduleRef.create(RestapGuardsRunner)];
   }
 }

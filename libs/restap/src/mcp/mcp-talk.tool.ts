@@ -62,7 +62,6 @@ export function registerTalkTool(server: McpServer, talk: TalkService, options: 
 async function runTurn(talk: TalkService, args: { message: string; session_id?: string }, caller: RestapCaller, ctx: ServerContext): Promise<CallToolResult> {
   const { message } = args;
   if (!message.trim()) return toolError('Field "message" must not be empty or only whitespace.', 'invalid_request', 400);
-  if (message.includes('\u0000')) return toolError('Field "message" must not contain NUL (U+0000) characters.', 'invalid_request', 400);
   try {
     const sessionId = args.session_id === undefined ? undefined : parseSessionId(args.session_id);
     const turn = await talk.open({ message, sessionId, caller });

@@ -9,12 +9,13 @@ import { RESTAP_OPTIONS, SESSION_ID_HEADER } from '../restap.constants';
 import { InvalidJsonException, InvalidRequestException, PayloadTooLargeException, ShuttingDownException, UnsupportedMediaTypeException } from '../exceptions';
 import { toErrorBody } from '../exceptions/restap-exception.filter';
 import { writeJson } from '../http/restap-json.writer';
-import { withinDepth } from '../http/json-depth';
+import { withinDepth } from '../core/text/json-depth';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import { RestapDrain } from '../lifecycle/restap-drain.service';
 import { callerOf } from '../core/caller';
 import { parseSessionId } from '../sessions/session-id';
 import { mcpCalls, type McpCall } from './mcp-call.context';
+import { RestapRateLimit } from '../guards/restap-rate-limit';
 import { McpGuards } from './mcp-guards';
 import { createOriginCheck } from './mcp-origin';
 import { applyMcpCors } from './mcp-cors';
@@ -26,8 +27,9 @@ import { McpNewsNotifier } from './mcp-news.notifier';
  * `server/discover`, and 2025-era clients with `initialize`, stateless, on the same URL), mounted
  * on the host's HTTP adapter while the application is created, like the RESTAP front door, so
  * our limits apply before any host body parser. On the endpoint, in order: the `Origin` check
- * (403), CORS for the origins it allowed (preflights answered), the shutdown drain (503), the body (JSON, `limits.bodyBytes`, `limits.maxJsonDepth`),
- * the host's guards (401/403/429), then the SDK. Refusals before the SDK are `{"error","message"}`
+ * (403), CORS for the origins it allowed (preflights answered), the shutdown drain (503), the
+ * rate limit (429, before the body), the body (JSON, `limits.bodyBytes`, `limits.maxJsonDepth`),
+ * the host's guards (401/403), then the SDK. Refusals before the SDK are `{"error","message"}`
  * JSON as on every RESTAP route; what the SDK answers is JSON-RPC.
  */
 @Injectable()
@@ -45,6 +47,7 @@ export class McpDoor implements OnApplicationBootstrap, OnApplicationShutdown {
     private readonly guards: McpGuards,
     private readonly drain: RestapDrain,
     private readonly notifier: McpNewsNotifier,
+    private readonly rateLimit: RestapRateLimit,
   ) {
     this.parse = bodyParser.json({ limit: options.limits.bodyBytes, strict: false, type: () => true });
     this.checkOrigin = createOriginCheck(options.mcp.allowedOrigins);
@@ -72,13 +75,15 @@ export class McpDoor implements OnApplicationBootstrap, OnApplicationShutdown {
     const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
     const serve = this.serve;
     if (path !== this.options.mcp.path || !serve) return next();
+    res.removeHeader('X-Powered-By');
     if (!this.checkOrigin(req, res)) return;
     if (applyMcpCors(req, res)) return;
     if (this.drain.isDraining()) {
       res.setHeader('Connection', 'close');
       return fail(res, new ShuttingDownException());
     }
-    this.body(req, res, () => {
+    // Counted before the body is read, as on /talk and /news: an over-quota client costs no upload.
+    this.rateLimit.limit(req, res, 'mcp', () => this.body(req, res, () => {
       this.guards.check(req, res).then(
         () => {
           let call: McpCall;
@@ -91,7 +96,7 @@ export class McpDoor implements OnApplicationBootstrap, OnApplicationShutdown {
         },
         (error: unknown) => fail(res, error),
       );
-    });
+    }));
   }
 
   /** POST bodies are read here with the module's limits; the SDK judges what the JSON says. */
