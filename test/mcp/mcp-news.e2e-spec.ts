@@ -68,6 +68,12 @@ describe('MCP news (global scope)', () => {
     await poster.callTool({ name: 'news_post', arguments: { type: 'status', message: 'wake up' } });
     await waitFor(() => updated.length > 0);
     expect(updated[0]).toBe('restap://news');
+    // An item that arrives through RESTAP's POST /news wakes the stream too.
+    const before = updated.length;
+    await new Promise((resolve) => setTimeout(resolve, 150)); // past the coalescing window
+    const posted = await fetch(`${app.url}/news`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ type: 'status', message: 'via RESTAP' }) });
+    expect(posted.status).toBe(200);
+    await waitFor(() => updated.length > before);
     await subscription.close();
     await poster.close();
     await listener.close();

@@ -1,7 +1,7 @@
 import { createTestDatabase, usingServer, type TestDatabase } from '../support/test-database';
 import type { RunningApp } from '../support/sample-app';
 import { createTempPostgres, type TempPostgres } from '../reliability/support/temp-postgres';
-import { CLIENT_KINDS, connectClient } from './mcp-clients';
+import { CLIENT_KINDS, connectClient, connectModern } from './mcp-clients';
 import { startMcpFixture, TALK_PIECES } from './mcp-fixture-app';
 import { startRoundRobin, type RoundRobin } from './round-robin.proxy';
 
@@ -51,6 +51,22 @@ describe('MCP behind a round-robin load balancer (two instances, one PostgreSQL)
     const served = lb.served.slice(before);
     expect(new Set(served)).toEqual(new Set([0, 1]));
     await client.close();
+  });
+
+  it('a 2026-07-28 listener on one instance hears resources/updated for an item posted on the other', async () => {
+    const listener = await connectModern(`${a.url}/mcp`);
+    const updated: string[] = [];
+    listener.setNotificationHandler('notifications/resources/updated', async (n) => {
+      updated.push(n.params.uri);
+    });
+    const subscription = await listener.listen({ resourceSubscriptions: ['restap://news'] });
+    const posted = await fetch(`${b.url}/news`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ type: 'status', message: 'from B' }) });
+    expect(posted.status).toBe(200);
+    const deadline = Date.now() + 10_000;
+    while (!updated.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(updated).toContain('restap://news');
+    await subscription.close();
+    await listener.close();
   });
 
   it('news posted through one instance is read through the other', async () => {

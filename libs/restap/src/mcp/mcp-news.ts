@@ -22,7 +22,7 @@ export const NEWS_POST_TOOL = 'news_post';
  * `news_post` tool stores an item as POST /news does and only acknowledges it: the agent never
  * replies to news.
  */
-export function registerNews(server: McpServer, news: NewsService, options: ResolvedRestapOptions, call: McpCall, committed: () => void): void {
+export function registerNews(server: McpServer, news: NewsService, options: ResolvedRestapOptions, call: McpCall): void {
   const scope = options.news.scope;
   const sessionNote = scope === 'session' ? ' This agent keeps news per session: send the Restap-Session-Id header.' : '';
   // Items change with every post: a 2026-07-28 client must not serve a read from its cache.
@@ -43,10 +43,10 @@ export function registerNews(server: McpServer, news: NewsService, options: Reso
       return json(uri.href, { items: page.items, timestamp: page.timestamp, has_more: page.hasMore });
     },
   );
-  registerNewsPost(server, news, options, call, committed);
+  registerNewsPost(server, news, options, call);
 }
 
-function registerNewsPost(server: McpServer, news: NewsService, options: ResolvedRestapOptions, call: McpCall, committed: () => void): void {
+function registerNewsPost(server: McpServer, news: NewsService, options: ResolvedRestapOptions, call: McpCall): void {
   const input = {
     type: 'object',
     properties: {
@@ -72,7 +72,6 @@ function registerNewsPost(server: McpServer, news: NewsService, options: Resolve
         const { session_id: given, ...body } = args;
         const sessionId = given === undefined ? call.sessionId : parseSessionId(given);
         const ack = await news.receive({ body, sessionId, idempotencyKey: undefined });
-        committed();
         return { content: [{ type: 'text', text: JSON.stringify(ack) }], structuredContent: { ...ack } };
       } catch (error) {
         const { status, body } = toErrorBody(error);

@@ -10,7 +10,6 @@ import { registerCapabilityTools } from './mcp-capability.tools';
 import { registerTalkTool } from './mcp-talk.tool';
 import { registerNews } from './mcp-news';
 import type { McpCall } from './mcp-call.context';
-import { McpNewsNotifier } from './mcp-news.notifier';
 
 /** Version reported in serverInfo: this module's protocol surface, not the host app's. */
 const SERVER_VERSION = '0.1.0';
@@ -31,7 +30,6 @@ export class McpServerFactory {
     private readonly tools: CapabilityTools,
     private readonly talk: TalkService,
     private readonly news: NewsService,
-    private readonly notifier: McpNewsNotifier,
   ) {}
 
   create(era: 'legacy' | 'modern', call: McpCall): McpServer {
@@ -46,7 +44,7 @@ export class McpServerFactory {
     );
     registerCapabilityTools(server, this.tools, call.caller);
     if (talk.enabled && this.registry.getTalkHandler()) registerTalkTool(server, this.talk, this.options, call.caller);
-    if (withNews) registerNews(server, this.news, this.options, call, () => this.notifier.committed());
+    if (withNews) registerNews(server, this.news, this.options, call);
     return server;
   }
 }
