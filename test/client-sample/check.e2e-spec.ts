@@ -37,7 +37,7 @@ describe.each([
   });
 
   it('ran the rules of this news scope, the SSE rules and the packages rule instead of skipping them', () => {
-    for (const id of [...scopeRules, 'sse.event-order', 'sessions.echo-continues', 'discovery.packages-shape']) {
+    for (const id of [...scopeRules, 'sse.event-order', 'sessions.echo-continues', 'discovery.packages-shape', 'protocols.mcp-answers']) {
       expect([id, statusOf(report, id)]).toEqual([id, 'pass']);
     }
   });

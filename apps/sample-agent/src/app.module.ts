@@ -50,13 +50,13 @@ export class AppModule {
             ...(config.maxStreamsPerClient ? { maxWaitingPerClient: config.maxStreamsPerClient } : {}),
           },
           packages: samplePackages(config.packagesDir),
-          protocols: { mcp: { available: false } },
           // The A2A door: agent card at /.well-known/agent-card.json, JSON-RPC at /a2a, behind the same guards.
           a2a: {
             enabled: true,
             ...(config.apiKey ? { securitySchemes: { bearer: { type: 'http' as const, scheme: 'bearer', description: 'The API key (RESTAP_API_KEY) as a bearer token; X-API-Key works too.' } } } : {}),
           },
           playground: { enabled: config.playground !== false, path: PLAYGROUND_PATH },
+          mcp: { enabled: true },
           rateLimit: config.rateLimitPerMinute
             ? { limit: config.rateLimitPerMinute, ttlMs: 60_000, ...(config.redisUrl ? { redis: config.redisUrl } : {}) }
             : false,

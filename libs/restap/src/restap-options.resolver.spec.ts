@@ -91,3 +91,23 @@ describe('resolveOptions: invalid options fail startup with what to fix', () => 
     [{ agent, rateLimit: { limit: 1, ttlMs: 1000, redis: 'redis://r', postgres: true } }, 'rateLimit: choose one of redis, postgres and storage'],
   ])('%j → %s', (options, message) => expect(failure(options)).toContain(message));
 });
+
+describe('resolveOptions: mcp (issue 15)', () => {
+  it('is off by default at /mcp, and the catalog protocols are left as given', () => {
+    const resolved = resolveOptions({ agent, protocols: { a2a: { available: false } } });
+    expect(resolved.mcp).toEqual({ enabled: false, path: '/mcp', allowedOrigins: [] });
+    expect(resolved.protocols).toEqual({ a2a: { available: false } });
+  });
+
+  it('enabled: protocols.mcp is derived from the option, whatever protocols said', () => {
+    const resolved = resolveOptions({ agent, protocols: { mcp: { available: false } }, mcp: { enabled: true, path: '/agent/mcp' } });
+    expect(resolved.protocols).toEqual({ mcp: { available: true, endpoint: '/agent/mcp' } });
+  });
+
+  it('refuses a path that is not a clean absolute path, and origins that are not strings', () => {
+    expect(failure({ agent, mcp: { enabled: true, path: 'mcp' } })).toMatch(/mcp\.path/);
+    expect(failure({ agent, mcp: { enabled: true, path: '/mcp/../x' } })).toMatch(/mcp\.path/);
+    expect(failure({ agent, mcp: { enabled: 'yes' } })).toMatch(/mcp\.enabled/);
+    expect(failure({ agent, mcp: { allowedOrigins: [''] } })).toMatch(/mcp\.allowedOrigins/);
+  });
+});

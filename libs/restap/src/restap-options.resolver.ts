@@ -1,6 +1,6 @@
 import { CAPABILITY_ID_PATTERN } from './restap.constants';
 import { RestapBootstrapError } from './core/registry/restap-bootstrap.error';
-import type { ResolvedRestapA2aOptions, ResolvedRestapOptions, RestapCorsOptions, RestapModuleOptions, RestapPlaygroundOptions, RestapRateLimitOptions } from './interfaces/restap-options.interface';
+import type { ResolvedRestapA2aOptions, ResolvedRestapOptions, RestapCorsOptions, RestapMcpOptions, RestapModuleOptions, RestapPlaygroundOptions, RestapRateLimitOptions } from './interfaces/restap-options.interface';
 
 const positiveInt = (value: unknown, field: string, required = false): void => {
   if ((required || value !== undefined) && (!Number.isInteger(value) || (value as number) <= 0)) {
@@ -64,6 +64,9 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
   const rateLimit = resolveRateLimit(options.rateLimit);
   const cors = resolveCors(options.cors, news?.scope ?? 'global');
   const maxLimit = news?.maxLimit ?? 1000;
+  const mcp = resolveMcp(options.mcp);
+  // An enabled door is advertised from its own option, whatever `protocols` said about it.
+  const protocols = mcp.enabled ? { ...options.protocols, mcp: { available: true, endpoint: mcp.path } } : options.protocols && { ...options.protocols };
   return {
     agent: { ...agent },
     talk: {
@@ -97,7 +100,7 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
       maxWaitingPerClient: news?.maxWaitingPerClient ?? 50,
     },
     packages: options.packages?.map((p) => ({ ...p })),
-    protocols: options.protocols && { ...options.protocols },
+    protocols,
     limits: { bodyBytes: options.limits?.bodyBytes ?? 1024 * 1024, maxJsonDepth: options.limits?.maxJsonDepth ?? 64 },
     rateLimit,
     ...(cors ? { cors } : {}),
@@ -110,10 +113,11 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
     a2a: resolveA2a(options.a2a),
     catalogCacheControl: options.catalogCacheControl ?? 'public, max-age=60',
     playground: resolvePlayground(options.playground),
+    mcp,
   };
 }
 
-/** Path segments of URL-safe characters; no `.` or `..` segment, no trailing slash. */
+/** Path segments of URL-safe characters; no `.` or `..` segment, no trailing slash (the doors' paths). */
 const PLAYGROUND_PATH = /^(\/(?!\.{1,2}(?:\/|$))[A-Za-z0-9._~-]+)+$/;
 
 function resolvePlayground(value: RestapModuleOptions['playground']): Required<RestapPlaygroundOptions> {
@@ -163,6 +167,23 @@ function resolveA2a(value: RestapModuleOptions['a2a']): ResolvedRestapA2aOptions
     securitySchemes: { ...(a2a.securitySchemes ?? {}) },
     identify: a2a.identify ?? credentialsOf,
   };
+}
+
+function resolveMcp(value: RestapModuleOptions['mcp']): Required<RestapMcpOptions> {
+  if (value !== undefined && (!value || typeof value !== 'object')) {
+    throw new RestapBootstrapError('RestapModule option mcp must be { enabled?: boolean, path?: string, allowedOrigins?: string[] }.');
+  }
+  const enabled = value?.enabled ?? false;
+  const path = value?.path ?? '/mcp';
+  const allowedOrigins = value?.allowedOrigins ?? [];
+  if (typeof enabled !== 'boolean') throw new RestapBootstrapError('RestapModule option mcp.enabled must be a boolean.');
+  if (typeof path !== 'string' || !PLAYGROUND_PATH.test(path)) {
+    throw new RestapBootstrapError(`RestapModule option mcp.path must be a path such as '/mcp' (segments of letters, digits, '-', '_', '.', '~'), got ${JSON.stringify(path)}.`);
+  }
+  if (!Array.isArray(allowedOrigins) || !allowedOrigins.every((o) => typeof o === 'string' && o.trim() !== '')) {
+    throw new RestapBootstrapError("RestapModule option mcp.allowedOrigins must be a list of hostnames, e.g. ['app.example.com'].");
+  }
+  return { enabled, path, allowedOrigins: [...allowedOrigins] };
 }
 
 function resolveRateLimit(value: RestapModuleOptions['rateLimit']): RestapRateLimitOptions | false {

@@ -34,6 +34,10 @@ import { NewsDispatcher } from './core/news/news.dispatcher';
 import { NewsService } from './core/news/news.service';
 import { NewsWaits } from './core/news/news-waits';
 import { NewsWakeups } from './core/news/news-wakeups';
+import { McpDoor } from './mcp/mcp.door';
+import { McpGuards } from './mcp/mcp-guards';
+import { McpNewsNotifier } from './mcp/mcp-news.notifier';
+import { McpServerFactory } from './mcp/mcp-server.factory';
 import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
 import { CapabilityInvoker } from './core/invoker/capability-invoker';
 import { CapabilityTools } from './core/tools/capability-tools';
@@ -94,6 +98,10 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     CapabilityTools,
     PlaygroundDoor,
     ...A2A_PROVIDERS,
+    McpNewsNotifier,
+    McpServerFactory,
+    McpGuards,
+    McpDoor,
   ],
   exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools],
 })

@@ -5,7 +5,7 @@ import type { CheckContext } from './check.context';
 export type CheckLevel = 'MUST' | 'SHOULD';
 
 /** Groups follow the spec's sections. */
-export type CheckGroup = 'discovery' | 'talk' | 'negotiation' | 'sse' | 'sessions' | 'news' | 'news-session';
+export type CheckGroup = 'discovery' | 'talk' | 'negotiation' | 'sse' | 'sessions' | 'news' | 'news-session' | 'protocols';
 
 /** Outcome of one check. */
 export type CheckStatus = 'pass' | 'fail' | 'skip';

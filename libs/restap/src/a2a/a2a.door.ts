@@ -98,7 +98,7 @@ export class A2aDoor implements OnApplicationBootstrap {
       return fail(res, new ShuttingDownException());
     }
     const rpc = this.rpc;
-    this.rateLimit.limit(req, res, () => this.body(req, res, () => {
+    this.rateLimit.limit(req, res, 'a2a', () => this.body(req, res, () => {
       this.guards.check(req, res).then(
         () => {
           mintContextId(req.body);
@@ -106,7 +106,7 @@ export class A2aDoor implements OnApplicationBootstrap {
         },
         (error: unknown) => fail(res, error),
       );
-    }), 'a2a');
+    }));
   }
 
   /** JSON bodies are read here, with the module's limits; other media types reach the SDK's own check. */

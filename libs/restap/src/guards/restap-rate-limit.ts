@@ -37,13 +37,18 @@ export class RestapRateLimit {
 
   /** Called by the front door for requests on the module's paths. */
   handle(req: Request, res: Response, next: NextFunction, match: RouteMatch): void {
-    this.limit(req, res, next, bucketOf(match, req.method));
+    const bucket = bucketOf(match, req.method);
+    if (!bucket) return next();
+    this.limit(req, res, bucket, next);
   }
 
-  /** Takes a hit on `bucket` (another door's endpoint, e.g. `a2a`), or answers 429; no bucket, no count. */
-  limit(req: Request, res: Response, next: NextFunction, bucket: string | undefined): void {
+  /**
+   * Takes a hit for the request's client on `bucket` (each door's endpoint counts on its own, e.g.
+   * `'mcp'`), then calls `next`, or answers 429 with `Retry-After`. Without `rateLimit`, just `next`.
+   */
+  limit(req: Request, res: Response, bucket: string, next: () => void): void {
     const { rateLimit } = this.options;
-    if (!rateLimit || !bucket) return next();
+    if (!rateLimit) return next();
     const client = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     this.storage.increment(`restap:${bucket}:${client}`, rateLimit.ttlMs, rateLimit.limit, rateLimit.ttlMs, 'default').then(
       ({ totalHits, timeToExpire, isBlocked, timeToBlockExpire }) => {

@@ -218,6 +218,24 @@ export interface RestapPlaygroundOptions {
 }
 
 /**
+ * The MCP door: the app's capabilities, talk and news over MCP Streamable HTTP (official SDK), for
+ * 2025-era clients (`initialize`) and 2026-07-28 clients (`server/discover`) on one URL.
+ */
+export interface RestapMcpOptions {
+  /** Serve the MCP endpoint (and advertise it in the catalog's `protocols.mcp`). @default false */
+  enabled?: boolean;
+  /** Where, as served (the app's global prefix is not added, as for the catalog). @default '/mcp' */
+  path?: string;
+  /**
+   * Hostnames whose browser pages may call the endpoint (the `Origin` header, checked against DNS
+   * rebinding as the MCP transport requires), e.g. `['app.example.com']`, or `'<scheme>://*'`
+   * entries. Requests without `Origin` (every non-browser client) pass; `localhost`,
+   * `127.0.0.1` and `[::1]` always pass; any other origin gets 403. @default []
+   */
+  allowedOrigins?: string[];
+}
+
+/**
  * Options of `RestapModule.forRoot()` / `forRootAsync()`.
  *
  * @example
@@ -257,6 +275,8 @@ export interface RestapModuleOptions {
   catalogCacheControl?: string;
   /** The playground page (off unless enabled). @default { enabled: false, path: '/playground' } */
   playground?: RestapPlaygroundOptions;
+  /** The MCP door (off unless enabled). @default { enabled: false, path: '/mcp' } */
+  mcp?: RestapMcpOptions;
 }
 
 /** Options with every default filled in; produced once by `resolveOptions()`. */
@@ -280,6 +300,7 @@ export interface ResolvedRestapOptions {
   a2a: ResolvedRestapA2aOptions;
   catalogCacheControl: string;
   playground: Required<RestapPlaygroundOptions>;
+  mcp: Required<RestapMcpOptions>;
 }
 
 export interface ResolvedRestapA2aOptions {

@@ -232,3 +232,42 @@ describe('DTO → JSON Schema: primitives', () => {
     [Date, { type: 'string', format: 'date-time' }],
   ])('%p maps to its JSON type', (type, schema) => expect(new DtoSchemaFactory().create(type as never)).toEqual(schema));
 });
+
+describe('DTO → JSON Schema: @nestjs/swagger CLI plugin metadata (issue 15, schemas a user can trust)', () => {
+  /** What the plugin compiles into a DTO: a static factory naming each property, its type lazily. */
+  class PluginBase {
+    id: number;
+    static _OPENAPI_METADATA_FACTORY(): Record<string, unknown> {
+      return { id: { required: true, type: () => Number } };
+    }
+  }
+  class PluginDto extends PluginBase {
+    name: string;
+    tags?: string[];
+    static override _OPENAPI_METADATA_FACTORY(): Record<string, unknown> {
+      return { name: { required: true, type: () => String, description: 'Display name' }, tags: { required: false, type: () => [String], isArray: true } };
+    }
+  }
+
+  it('a DTO with no decorators but plugin metadata gets its properties, inherited ones included', () => {
+    const schema = new DtoSchemaFactory().create(PluginDto);
+    expect(schema.properties).toEqual({
+      id: { type: 'number' },
+      name: { type: 'string', description: 'Display name' },
+      tags: { type: 'array', items: { type: 'string' } },
+    });
+    expect(requiredOf(schema)).toEqual(['id', 'name']);
+  });
+
+  it('explicit @ApiProperty() wins over what the plugin generated', () => {
+    class Annotated {
+      @ApiProperty({ description: 'Written by hand' })
+      label: string;
+      static _OPENAPI_METADATA_FACTORY(): Record<string, unknown> {
+        return { label: { required: true, type: () => String, description: 'generated' } };
+      }
+    }
+    const schema = new DtoSchemaFactory().create(Annotated);
+    expect((schema.properties as Record<string, Record<string, unknown>>).label).toEqual({ type: 'string', description: 'Written by hand' });
+  });
+});

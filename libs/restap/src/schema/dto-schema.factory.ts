@@ -12,6 +12,8 @@ const DEFS = '#/$defs/';
 /** Metadata keys written by @nestjs/swagger's @ApiProperty (read, never required). */
 const SWAGGER_PROPS = 'swagger/apiModelProperties';
 const SWAGGER_PROPS_ARRAY = 'swagger/apiModelPropertiesArray';
+/** The static method the @nestjs/swagger CLI plugin adds to each DTO class it compiles. */
+const SWAGGER_PLUGIN_FACTORY = '_OPENAPI_METADATA_FACTORY';
 /** @ApiProperty fields that describe rather than constrain; merged into the derived schema. */
 const SWAGGER_DOC_FIELDS = ['description', 'example', 'examples', 'default', 'title', 'deprecated', 'format'] as const;
 /** Keywords that already say what a property is, so `design:type` must not add a `type`. */
@@ -101,13 +103,11 @@ export class DtoSchemaFactory {
 
   /** Adds @ApiProperty documentation, and properties only swagger knows about. */
   private withSwagger(schema: JsonSchema, dto: Type<unknown>): JsonSchema {
-    const names = (Reflect.getMetadata(SWAGGER_PROPS_ARRAY, dto.prototype) ?? []) as string[];
-    if (!names.length) return schema;
+    const metas = swaggerPropertiesOf(dto);
+    if (!metas.size) return schema;
     const properties = { ...((schema.properties ?? {}) as Record<string, JsonSchema>) };
     const required = new Set((schema.required ?? []) as string[]);
-    for (const raw of names) {
-      const name = raw.replace(/^:/, '');
-      const meta = (Reflect.getMetadata(SWAGGER_PROPS, dto.prototype, name) ?? {}) as Record<string, unknown>;
+    for (const [name, meta] of metas) {
       const known = properties[name];
       const prop: JsonSchema = known ? { ...known } : this.fromSwaggerType(meta, dto, name);
       for (const field of SWAGGER_DOC_FIELDS) {
@@ -129,9 +129,12 @@ export class DtoSchemaFactory {
     let declared = typeof meta.type === 'function' ? meta.type : Reflect.getMetadata('design:type', dto.prototype, name);
     // `type: () => Dto` (lazy, for circular imports) is an arrow function: no prototype.
     if (typeof declared === 'function' && !declared.prototype) declared = (declared as () => unknown)();
+    // The CLI plugin writes an array property's type as `() => [Item]`.
+    let isArray = meta.isArray === true;
+    if (Array.isArray(declared)) [declared, isArray] = [declared[0], true];
     const item = DtoSchemaFactory.primitive(declared) ??
       (typeof declared === 'function' && declared !== Array ? { $ref: DEFS + this.refName(declared as Type<unknown>) } : { type: 'object' });
-    return meta.isArray ? { type: 'array', items: item } : item;
+    return isArray ? { type: 'array', items: item } : item;
   }
 
   private refsOf(schema: JsonSchema): string[] {
@@ -142,6 +145,27 @@ export class DtoSchemaFactory {
     });
     return refs;
   }
+}
+
+/**
+ * What @nestjs/swagger knows of a DTO's properties: what its CLI plugin generated (a static
+ * `_OPENAPI_METADATA_FACTORY` per class, read along the class chain, as swagger itself reads it)
+ * overlaid with explicit @ApiProperty() metadata, which wins.
+ */
+function swaggerPropertiesOf(dto: Type<unknown>): Map<string, Record<string, unknown>> {
+  const metas = new Map<string, Record<string, unknown>>();
+  const chain: Array<Type<unknown>> = [];
+  for (let c: unknown = dto; typeof c === 'function' && c !== Function.prototype; c = Object.getPrototypeOf(c)) chain.unshift(c as Type<unknown>);
+  for (const type of chain) {
+    if (!Object.prototype.hasOwnProperty.call(type, SWAGGER_PLUGIN_FACTORY)) continue;
+    const generated = (type as unknown as Record<string, () => unknown>)[SWAGGER_PLUGIN_FACTORY]();
+    for (const [name, meta] of Object.entries((generated ?? {}) as Record<string, Record<string, unknown>>)) metas.set(name, { ...meta });
+  }
+  for (const raw of (Reflect.getMetadata(SWAGGER_PROPS_ARRAY, dto.prototype) ?? []) as string[]) {
+    const name = raw.replace(/^:/, '');
+    metas.set(name, { ...metas.get(name), ...((Reflect.getMetadata(SWAGGER_PROPS, dto.prototype, name) ?? {}) as Record<string, unknown>) });
+  }
+  return metas;
 }
 
 /** OpenAPI `examples` is a map of `{ value }` objects; JSON Schema's is an array of values. */

@@ -15,6 +15,6 @@ describe('CONFORMANCE_CHECKS', () => {
   });
 
   it('covers every group of the spec', () => {
-    expect(new Set(CONFORMANCE_CHECKS.map((c) => c.group))).toEqual(new Set(['discovery', 'talk', 'negotiation', 'sse', 'sessions', 'news', 'news-session']));
+    expect(new Set(CONFORMANCE_CHECKS.map((c) => c.group))).toEqual(new Set(['discovery', 'talk', 'negotiation', 'sse', 'sessions', 'news', 'news-session', 'protocols']));
   });
 });

@@ -1,6 +1,7 @@
 import type { CheckDefinition } from '../check.types';
 import { discoveryChecks } from './discovery.checks';
 import { newsSessionChecks } from './news-session.checks';
+import { protocolsChecks } from './protocols.checks';
 import { newsChecks } from './news.checks';
 import { sessionsChecks } from './sessions.checks';
 import { sseChecks } from './sse.checks';
@@ -14,4 +15,5 @@ export const CONFORMANCE_CHECKS: readonly CheckDefinition[] = [
   ...sessionsChecks,
   ...newsChecks,
   ...newsSessionChecks,
+  ...protocolsChecks,
 ];

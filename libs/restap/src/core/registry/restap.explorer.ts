@@ -1,4 +1,4 @@
-import { Injectable, OnModuleInit, RequestMethod, Type } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit, RequestMethod, Type } from '@nestjs/common';
 import { ApplicationConfig, DiscoveryService, MetadataScanner, ModulesContainer } from '@nestjs/core';
 import { RoutePathFactory } from '@nestjs/core/router/route-path-factory.js';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
@@ -21,6 +21,8 @@ type Handler = (...args: unknown[]) => unknown;
  */
 @Injectable()
 export class RestapExplorer implements OnModuleInit {
+  private readonly logger = new Logger('Restap');
+
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
@@ -59,14 +61,21 @@ export class RestapExplorer implements OnModuleInit {
       this.assertCapability(capability, where, requestMethod);
       const args = this.accessor.getRouteArguments(controller, prototype, methodName);
       const output = this.outputOf(capability, handler, prototype, methodName, where);
+      const outputSchema = output && outputSchemaOf(output, schemas);
+      if (output && typeof output.item === 'function' && !DtoSchemaFactory.primitive(output.item)) {
+        this.warnIfBlind(capability.id, 'output', output.item, schemas.create(output.item));
+      }
+      const inputSchema = this.inputSchema(capability, args, schemas);
+      const input = capability.input ?? this.classOrUndefined(args.find((a) => a.kind === 'body' && !a.name)?.type);
+      if (input && inputSchema) this.warnIfBlind(capability.id, 'input', input, inputSchema);
       this.registry.addCapability({
         options: capability,
         className: controller.name,
         methodName,
         method: RequestMethod[requestMethod as RequestMethod],
         endpoint: this.endpointOf(routes, wrapper, controller, handler, requestMethod as RequestMethod),
-        inputSchema: this.inputSchema(capability, args, schemas),
-        outputSchema: output && outputSchemaOf(output, schemas),
+        inputSchema,
+        outputSchema,
         parameters: this.parameters(args, schemas),
         route: { wrapper, requestMethod: requestMethod as RequestMethod },
       });
@@ -80,6 +89,20 @@ export class RestapExplorer implements OnModuleInit {
     if (documented) return documented;
     const declared = this.classOrUndefined(this.accessor.getReturnType(prototype, methodName));
     return declared && { item: declared, isArray: false };
+  }
+
+  /**
+   * A DTO whose schema shows no property (no class-validator decorator, no @ApiProperty, no
+   * swagger CLI plugin metadata) would be advertised as an empty object to every door: say so at
+   * startup, naming the class and what to add, instead of publishing a schema nobody can trust.
+   */
+  private warnIfBlind(id: string, role: 'input' | 'output', dto: Type<unknown>, schema: JsonSchema): void {
+    if (schema.type !== 'object' || Object.keys((schema.properties ?? {}) as object).length > 0 || DtoSchemaFactory.primitive(dto)) return;
+    this.logger.warn(
+      `Capability '${id}': the ${role} class ${dto.name} shows no properties to the schema (no class-validator decorators, no @ApiProperty()), ` +
+        `so discovery and MCP advertise it as an empty object. Add class-validator decorators (@IsString(), @IsInt(), …) or @ApiProperty() ` +
+        `to its properties, or build with the @nestjs/swagger CLI plugin.`,
+    );
   }
 
   private assertCapability(capability: CapabilityOptions, where: string, method: RequestMethod | undefined): void {

@@ -1,0 +1,17 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { RestapCaller } from '../core/caller';
+
+/** What the door knows of the HTTP request an MCP message came in, for the tools it reaches. */
+export interface McpCall {
+  /** The original request's identity: the invoker's guards judge these headers. */
+  caller: RestapCaller;
+  /** The Restap-Session-Id header, validated; the session whose news a read or post addresses. */
+  sessionId?: string;
+}
+
+/**
+ * The current request's call, across the SDK: `createMcpHandler` builds a server per request from
+ * our factory and runs its handlers inside the same async chain, so the door sets this once around
+ * the SDK's handler instead of smuggling headers through `authInfo` (which is for verified tokens).
+ */
+export const mcpCalls = new AsyncLocalStorage<McpCall>();

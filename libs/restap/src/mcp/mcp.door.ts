@@ -1,0 +1,138 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
+import bodyParser from 'body-parser';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import typeIs from 'type-is';
+import { RESTAP_OPTIONS, SESSION_ID_HEADER } from '../restap.constants';
+import { InvalidJsonException, InvalidRequestException, PayloadTooLargeException, ShuttingDownException, UnsupportedMediaTypeException } from '../exceptions';
+import { toErrorBody } from '../exceptions/restap-exception.filter';
+import { writeJson } from '../http/restap-json.writer';
+import { withinDepth } from '../core/text/json-depth';
+import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
+import { RestapDrain } from '../lifecycle/restap-drain.service';
+import { callerOf } from '../core/caller';
+import { parseSessionId } from '../sessions/session-id';
+import { mcpCalls, type McpCall } from './mcp-call.context';
+import { RestapRateLimit } from '../guards/restap-rate-limit';
+import { McpGuards } from './mcp-guards';
+import { createOriginCheck } from './mcp-origin';
+import { applyMcpCors } from './mcp-cors';
+import { McpServerFactory } from './mcp-server.factory';
+import { McpNewsNotifier } from './mcp-news.notifier';
+
+/**
+ * The MCP door: Streamable HTTP on the official SDK's `createMcpHandler` (2026-07-28 clients with
+ * `server/discover`, and 2025-era clients with `initialize`, stateless, on the same URL), mounted
+ * on the host's HTTP adapter while the application is created, like the RESTAP front door, so
+ * our limits apply before any host body parser. On the endpoint, in order: the `Origin` check
+ * (403), CORS for the origins it allowed (preflights answered), the shutdown drain (503), the
+ * rate limit (429, before the body), the body (JSON, `limits.bodyBytes`, `limits.maxJsonDepth`),
+ * the host's guards (401/403), then the SDK. Refusals before the SDK are `{"error","message"}`
+ * JSON as on every RESTAP route; what the SDK answers is JSON-RPC.
+ */
+@Injectable()
+export class McpDoor implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Restap');
+  private readonly parse: RequestHandler;
+  private readonly checkOrigin: ReturnType<typeof createOriginCheck>;
+  private handler?: McpHttpHandler;
+  private serve?: NodeMcpRequestHandler;
+
+  constructor(
+    adapterHost: HttpAdapterHost,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    private readonly factory: McpServerFactory,
+    private readonly guards: McpGuards,
+    private readonly drain: RestapDrain,
+    private readonly notifier: McpNewsNotifier,
+    private readonly rateLimit: RestapRateLimit,
+  ) {
+    this.parse = bodyParser.json({ limit: options.limits.bodyBytes, strict: false, type: () => true });
+    this.checkOrigin = createOriginCheck(options.mcp.allowedOrigins);
+    if (!options.mcp.enabled) return;
+    adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.route(req, res, next));
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.options.mcp.enabled) return;
+    const handler = createMcpHandler(({ era }) => this.factory.create(era, mcpCalls.getStore() ?? { caller: { headers: {} } }), {
+      onerror: (error) => this.logger.warn(`MCP: ${error.name}: ${error.message}`),
+      maxRequestBodySize: this.options.limits.bodyBytes,
+    });
+    this.handler = handler;
+    this.serve = toNodeHandler(handler, { maxRequestBodySize: this.options.limits.bodyBytes });
+    this.notifier.attach(handler);
+    this.logger.log(`MCP: Streamable HTTP at ${this.options.mcp.path} (protocol 2026-07-28 and 2025-era clients)`);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.handler?.close();
+  }
+
+  private route(req: Request, res: Response, next: NextFunction): void {
+    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
+    const serve = this.serve;
+    if (path !== this.options.mcp.path || !serve) return next();
+    res.removeHeader('X-Powered-By');
+    if (!this.checkOrigin(req, res)) return;
+    if (applyMcpCors(req, res)) return;
+    if (this.drain.isDraining()) {
+      res.setHeader('Connection', 'close');
+      return fail(res, new ShuttingDownException());
+    }
+    // Counted before the body is read, as on /talk and /news: an over-quota client costs no upload.
+    this.rateLimit.limit(req, res, 'mcp', () => this.body(req, res, () => {
+      this.guards.check(req, res).then(
+        () => {
+          let call: McpCall;
+          try {
+            call = this.callOf(req);
+          } catch (error) {
+            return fail(res, error);
+          }
+          mcpCalls.run(call, () => void serve(req, res, req.method === 'POST' ? req.body : undefined));
+        },
+        (error: unknown) => fail(res, error),
+      );
+    }));
+  }
+
+  /** POST bodies are read here with the module's limits; the SDK judges what the JSON says. */
+  private body(req: Request, res: Response, next: () => void): void {
+    if (req.method !== 'POST' || !typeIs.hasBody(req)) return next();
+    if (!typeIs(req, ['application/json', 'application/*+json'])) {
+      return fail(res, new UnsupportedMediaTypeException(`Content-Type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: MCP messages are application/json.`));
+    }
+    this.parse(req, res, (error?: unknown) => {
+      if (!error) {
+        if (!withinDepth(req.body, this.options.limits.maxJsonDepth)) {
+          return fail(res, new InvalidRequestException(`The request body nests arrays/objects deeper than the ${this.options.limits.maxJsonDepth} levels allowed.`));
+        }
+        return next();
+      }
+      const failure = error as { type?: string; limit?: number };
+      if (failure.type === 'request.aborted') return undefined;
+      if (failure.type === 'entity.too.large') return fail(res, new PayloadTooLargeException(`The request body is larger than the ${failure.limit} bytes allowed.`));
+      if (failure.type === 'entity.parse.failed') return fail(res, new InvalidJsonException('The request body is not valid JSON.'));
+      return fail(res, new InvalidRequestException('The request body could not be read.'));
+    });
+  }
+
+  /** The caller and the news session of the request; a malformed Restap-Session-Id is 400 invalid_session_id, as on /news. */
+  private callOf(req: Request): McpCall {
+    const header = req.headers[SESSION_ID_HEADER];
+    const sessionId = header === undefined ? undefined : parseSessionId(Array.isArray(header) ? header : header.trim());
+    return sessionId === undefined ? { caller: callerOf(req) } : { caller: callerOf(req), sessionId };
+  }
+}
+
+function fail(res: Response, error: unknown): void {
+  const { status, body, headers } = toErrorBody(error);
+  if (res.headersSent) {
+    if (!res.writableEnded) res.end();
+    return;
+  }
+  writeJson(res, status, JSON.stringify(body), headers);
+}
