@@ -17,3 +17,11 @@ export function feedOf(sessionId: string | undefined): string {
 export function sequenceOf(scope: 'global' | 'session', feed: string): string {
   return scope === 'global' ? GLOBAL_SEQUENCE : feed;
 }
+
+/** A committed item, as a wake-up hint: its feed key and timestamp. Read the store after it. */
+export interface NewsCommitHint {
+  /** `'global'`, or `feedOf(sessionId)` (the hex hash of the session id). */
+  feed: string;
+  /** The item's `timestamp` (ms, its sequence's order). */
+  ts: number;
+}

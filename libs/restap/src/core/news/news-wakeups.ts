@@ -4,15 +4,10 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import type { NewsCommitHint } from './news-feed';
 import { PgNewsChannel, pgConfigOf } from './pg-news.channel';
 
-/** A committed item, as a wake-up hint: its feed key and timestamp. Read the store after it. */
-export interface NewsCommitHint {
-  /** `'global'`, or `feedOf(sessionId)` (the hex hash of the session id). */
-  feed: string;
-  /** The item's `timestamp` (ms, its sequence's order). */
-  ts: number;
-}
+export type { NewsCommitHint } from './news-feed';
 
 /** How hints reach the other replicas; chosen once at bootstrap. */
 export type NewsWakeupsMode = 'listen' | 'in-process';

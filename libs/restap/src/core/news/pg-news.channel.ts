@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Client, type ClientConfig, type Notification } from 'pg';
 import type { DataSource } from 'typeorm';
 import { GroupCommit } from '../../persistence/group-commit';
-import type { NewsCommitHint } from './news-wakeups';
+import type { NewsCommitHint } from './news-feed';
 
 /** The NOTIFY channel of news commits. */
 export const NEWS_CHANNEL = 'restap_news';
