@@ -35,7 +35,7 @@ import { NewsService } from './core/news/news.service';
 import { NewsWaits } from './core/news/news-waits';
 import { NewsWakeups } from './core/news/news-wakeups';
 import { McpDoor } from './mcp/mcp.door';
-import { McpGuards } from './mcp/mcp-guards';
+import { DoorGuards } from './guards/door-guards';
 import { McpNewsNotifier } from './mcp/mcp-news.notifier';
 import { McpServerFactory } from './mcp/mcp-server.factory';
 import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
@@ -100,7 +100,7 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     ...A2A_PROVIDERS,
     McpNewsNotifier,
     McpServerFactory,
-    McpGuards,
+    DoorGuards,
     McpDoor,
   ],
   exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools],

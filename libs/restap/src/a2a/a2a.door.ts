@@ -17,7 +17,7 @@ import { RestapDrain } from '../lifecycle/restap-drain.service';
 import { RestapRateLimit } from '../guards/restap-rate-limit';
 import { DefaultExecutionEventBusManager } from '@a2a-js/sdk/server';
 import { A2aCaller } from './a2a-caller';
-import { A2aGuards } from './a2a-guards';
+import { DoorGuards } from '../guards/door-guards';
 import { A2aTaskStore } from './a2a-task.store';
 import { ReplicaAwareRequestHandler } from './replica-aware.handler';
 import { TalkExecutor } from './talk.executor';
@@ -29,6 +29,13 @@ const CARD_PATH = `/${AGENT_CARD_PATH}`;
 const MAX_ORIGINS = 16;
 /** Past a turn's timeout, how long a task may stay silent before its runner counts as gone. */
 const ORPHAN_MARGIN_MS = 30_000;
+
+/** The handler the host's guards see on the A2A endpoint (`context.getClass()`). */
+class A2aEndpoint {
+  handle(): void {
+    // never called: the SDK's handler answers
+  }
+}
 
 /**
  * The A2A door on the host's Express app, with the official SDK doing the protocol: the agent card
@@ -51,7 +58,7 @@ export class A2aDoor implements OnApplicationBootstrap {
     adapterHost: HttpAdapterHost,
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly registry: RestapRegistry,
-    private readonly guards: A2aGuards,
+    private readonly guards: DoorGuards,
     private readonly tasks: A2aTaskStore,
     private readonly executor: TalkExecutor,
     private readonly remote: RemoteCancels,
@@ -99,7 +106,7 @@ export class A2aDoor implements OnApplicationBootstrap {
     }
     const rpc = this.rpc;
     this.rateLimit.limit(req, res, 'a2a', () => this.body(req, res, () => {
-      this.guards.check(req, res).then(
+      this.guards.check(req, res, A2aEndpoint).then(
         () => {
           mintContextId(req.body);
           mounted(rpc, req, res, (error?: unknown) => (error ? fail(res, error) : next()));

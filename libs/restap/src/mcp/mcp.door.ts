@@ -16,11 +16,18 @@ import { callerOf } from '../core/caller';
 import { parseSessionId } from '../sessions/session-id';
 import { mcpCalls, type McpCall } from './mcp-call.context';
 import { RestapRateLimit } from '../guards/restap-rate-limit';
-import { McpGuards } from './mcp-guards';
+import { DoorGuards } from '../guards/door-guards';
 import { createOriginCheck } from './mcp-origin';
 import { applyMcpCors } from './mcp-cors';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpNewsNotifier } from './mcp-news.notifier';
+
+/** The handler the host's guards see on the MCP endpoint (`context.getClass()`). */
+class McpEndpoint {
+  handle(): void {
+    // never called: the SDK's handler answers
+  }
+}
 
 /**
  * The MCP door: Streamable HTTP on the official SDK's `createMcpHandler` (2026-07-28 clients with
@@ -44,7 +51,7 @@ export class McpDoor implements OnApplicationBootstrap, OnApplicationShutdown {
     adapterHost: HttpAdapterHost,
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly factory: McpServerFactory,
-    private readonly guards: McpGuards,
+    private readonly guards: DoorGuards,
     private readonly drain: RestapDrain,
     private readonly notifier: McpNewsNotifier,
     private readonly rateLimit: RestapRateLimit,
@@ -84,7 +91,7 @@ export class McpDoor implements OnApplicationBootstrap, OnApplicationShutdown {
     }
     // Counted before the body is read, as on /talk and /news: an over-quota client costs no upload.
     this.rateLimit.limit(req, res, 'mcp', () => this.body(req, res, () => {
-      this.guards.check(req, res).then(
+      this.guards.check(req, res, McpEndpoint).then(
         () => {
           let call: McpCall;
           try {

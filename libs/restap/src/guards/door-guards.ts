@@ -1,27 +1,24 @@
-import { Injectable, type CanActivate } from '@nestjs/common';
+import { Injectable, type CanActivate, type Type } from '@nestjs/common';
 import { ApplicationConfig, ModuleRef } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import type { Request, Response } from 'express';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { RestapException } from '../exceptions';
-import { RestapGuardsRunner } from '../guards/restap-guards.runner';
+import { RestapGuardsRunner } from './restap-guards.runner';
 
-/** The handler the guards see: the MCP endpoint. */
-class McpEndpoint {
-  handle(): void {
-    // never called: the SDK's handler answers
-  }
+/** A door's endpoint as its guards see it (`context.getClass()` / `getHandler()`); never called. */
+export interface DoorEndpoint {
+  handle(): void;
 }
 
 /**
- * The host's auth on the MCP endpoint, as on /talk and /news: the host's global guards, then the
- * `guards` option (the rate limit ran before, in the door). The endpoint is served by the SDK's handler,
- * outside Nest's router, so they run here on an execution context of the request. A guard that
- * throws rejects the request with its error (e.g. 401 with `WWW-Authenticate`); one that returns
- * false, 403. Each tool call then meets the capability's own guards again, through the invoker.
+ * The host's auth on a door served outside Nest's router (an SDK's Express handler: MCP, A2A), as
+ * on /talk and /news: the host's global guards, then the `guards` option. They run here on an
+ * execution context of the request whose class is the door's endpoint. A guard that throws rejects
+ * the request with its error (e.g. 401 with `WWW-Authenticate`); one that returns false, 403.
  */
 @Injectable()
-export class McpGuards {
+export class DoorGuards {
   private guards?: Promise<CanActivate[]>;
 
   constructor(
@@ -30,8 +27,8 @@ export class McpGuards {
   ) {}
 
   /** Resolves when the request may pass; rejects with the guard's error otherwise. */
-  async check(req: Request, res: Response): Promise<void> {
-    const context = new ExecutionContextHost([req, res, () => undefined], McpEndpoint, McpEndpoint.prototype.handle);
+  async check(req: Request, res: Response, endpoint: Type<DoorEndpoint>): Promise<void> {
+    const context = new ExecutionContextHost([req, res, () => undefined], endpoint, endpoint.prototype.handle);
     context.setType('http');
     for (const guard of await (this.guards ??= this.resolve())) {
       const verdict = guard.canActivate(context);
