@@ -7,7 +7,8 @@
  *
  * The built sample runs under callgrind with instrumentation off; after WARM requests (JIT warm-up)
  * it is switched on for N requests at C connections, then the counts are dumped and summed.
- * Scenarios: live (GET /health/live), news (POST /news), talk (POST /talk JSON), catalog.
+ * Scenarios: live (GET /health/live), news (POST /news), talk (POST /talk JSON), catalog,
+ * mcp (an MCP tools/call of text_echo on /mcp; its answer is checked, not only its status).
  *
  * Env: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a fresh database
  * restap_instructions is made in it), N (1000), C (4), WARM (1500). Loopback only.
@@ -18,6 +19,7 @@ const os = require('node:os');
 const path = require('node:path');
 const db = require('./lib/db');
 const { startAgent } = require('./lib/server');
+const { REQUESTS } = require('./lib/doors');
 
 const N = Number(process.env.N) || 1000;
 const C = Number(process.env.C) || 4;
@@ -29,6 +31,8 @@ const SCENARIOS = {
   catalog: { path: '/.well-known/restap.json' },
   news: { path: '/news', ...JSON_POST, body: JSON.stringify({ type: 'note', message: 'hello' }) },
   talk: { path: '/talk', ...JSON_POST, body: JSON.stringify({ message: 'hi' }) },
+  // One MCP tools/call of text_echo (2026-07-28, stateless: one POST, no initialize), as the bench's doors row sends it.
+  mcp: REQUESTS.mcpEcho,
 };
 
 async function drive(url, scenario, count) {
@@ -36,8 +40,9 @@ async function drive(url, scenario, count) {
   await Promise.all(Array.from({ length: C }, async () => {
     while (sent++ < count) {
       const res = await fetch(url + scenario.path, { method: scenario.method ?? 'GET', headers: scenario.headers, body: scenario.body });
-      await res.arrayBuffer();
+      const body = await res.text();
       if (res.status >= 300) throw new Error(`${scenario.path} answered ${res.status}`);
+      if (scenario.verify && !scenario.verify(body)) throw new Error(`${scenario.path} answered ${body.slice(0, 300)}`);
     }
   }));
 }

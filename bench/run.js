@@ -7,7 +7,8 @@
  * Env: BENCH_DATABASE_URL (server to use; default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_SECONDS (per scenario, default 5), BENCH_ROUNDS (baseline/scenario pairs, default 3),
  * BENCH_SKIP_BUILD=1, BENCH_NEWS_ROWS (default 1000000), BENCH_HELD_POLLS (1000), BENCH_POST_RATE (200/s),
- * BENCH_POST_SECONDS (10) for the long-poll scenario (alone: `node bench/long-poll.js`).
+ * BENCH_POST_SECONDS (10) for the long-poll scenario (alone: `node bench/long-poll.js`). The doors' rows
+ * (MCP, A2A, talk with a tool call) run alone as `node bench/doors.js`.
  */
 const { execSync } = require('node:child_process');
 const http = require('node:http');
@@ -21,6 +22,7 @@ const { startAgent } = require('./lib/server');
 const { startExpressFloor } = require('./lib/express-floor');
 const { longPollScenario } = require('./lib/long-poll');
 const longPoll = require('./long-poll');
+const { doorScenarios } = require('./lib/doors');
 
 const SECONDS = Number(process.env.BENCH_SECONDS) || 5;
 const ROUNDS = Number(process.env.BENCH_ROUNDS) || 3;
@@ -205,6 +207,12 @@ async function main() {
     } finally {
       await reader.stop();
     }
+
+    // 8. The doors (issue 19): MCP tools/call and A2A SendMessage beside their HTTP twins by agent
+    // CPU per request, and a talk turn with one tool call on a fake model (alone: node bench/doors.js).
+    // A failure there (a door answering wrong during warm-up) is a missed row, not a lost report.
+    await doorScenarios({ agent, databaseUrl: database.url, seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, record }).catch((error) =>
+      record('doors: MCP, A2A, talk with a tool call', 'did not run', '', '', 'runs', false, String(error?.message ?? error).replace(/[|\n]/g, ' ').slice(0, 300)));
   } finally {
     await agent.stop();
     await pool.end();

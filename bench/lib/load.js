@@ -3,19 +3,21 @@
 const autocannon = require('autocannon');
 
 /**
- * Runs autocannon and returns {rps, p50, p99, errors, non2xx}. Bounded by `seconds`.
+ * Runs autocannon and returns {rps, p50, p99, errors, non2xx, mismatches}. Bounded by `seconds`.
  * `pathOf(k)`, if given, is the path connection k (0-based) requests, instead of the URL's.
+ * `verifyBody(text)`, if given, must hold for every answer's body; those it rejects are `mismatches`.
  */
-async function http({ url, method = 'GET', headers = {}, body, connections = 16, seconds = 5, pipelining = 1, pathOf }) {
+async function http({ url, method = 'GET', headers = {}, body, connections = 16, seconds = 5, pipelining = 1, pathOf, verifyBody }) {
   let next = 0;
   const setupClient = pathOf ? (client) => client.setRequest({ method, headers, body, path: pathOf(next++) }) : undefined;
-  const result = await autocannon({ url, method, headers, body, connections, duration: seconds, pipelining, ...(setupClient ? { setupClient } : {}) });
+  const result = await autocannon({ url, method, headers, body, connections, duration: seconds, pipelining, ...(setupClient ? { setupClient } : {}), ...(verifyBody ? { verifyBody } : {}) });
   return {
     rps: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
+    mismatches: result.mismatches ?? 0,
     total: result.requests.total,
   };
 }
