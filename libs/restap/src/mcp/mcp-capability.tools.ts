@@ -1,8 +1,9 @@
-import { fromJsonSchema, type CallToolResult, type McpServer } from '@modelcontextprotocol/server';
+import { type CallToolResult, type McpServer } from '@modelcontextprotocol/server';
 import type { JsonSchema } from '../interfaces/catalog.interface';
 import type { CapabilityTools, ToolDefinition } from '../core/tools/capability-tools';
 import type { InvocationResult } from '../core/invoker/invocation-result';
 import type { RestapCaller } from '../core/caller';
+import { toolSchema } from './mcp-schemas';
 
 /** `_meta` key naming the capability behind a tool (tool names cannot hold its dots everywhere). */
 export const CAPABILITY_META_KEY = 'io.restap/capability';
@@ -24,8 +25,8 @@ export function registerCapabilityTools(server: McpServer, tools: CapabilityTool
       {
         title: tool.title,
         ...(tool.description ? { description: tool.description } : {}),
-        inputSchema: fromJsonSchema<Record<string, unknown>>(tool.inputSchema),
-        ...(outputSchema ? { outputSchema: fromJsonSchema<Record<string, unknown>>(outputSchema) } : {}),
+        inputSchema: toolSchema<Record<string, unknown>>(tool.inputSchema),
+        ...(outputSchema ? { outputSchema: toolSchema<Record<string, unknown>>(outputSchema) } : {}),
         annotations: annotationsOf(tool),
         _meta: { [CAPABILITY_META_KEY]: tool.capabilityId },
       },

@@ -1,4 +1,4 @@
-import { fromJsonSchema, ProtocolError, ProtocolErrorCode, ResourceTemplate, type CallToolResult, type McpServer, type ReadResourceResult } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, ResourceTemplate, type CallToolResult, type McpServer, type ReadResourceResult } from '@modelcontextprotocol/server';
 import { toErrorBody } from '../exceptions/restap-exception.filter';
 import { InvalidSinceException } from '../exceptions';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
@@ -7,6 +7,7 @@ import { parseSessionId } from '../sessions/session-id';
 import { SESSION_ID_PATTERN } from '../restap.constants';
 import { toolError } from './mcp-capability.tools';
 import type { McpCall } from './mcp-call.context';
+import { toolSchema } from './mcp-schemas';
 
 /** The news feed as a resource: the newest items (scoped like GET /news). */
 export const NEWS_URI = 'restap://news';
@@ -64,7 +65,7 @@ function registerNewsPost(server: McpServer, news: NewsService, options: Resolve
     {
       title: 'Send news to the agent',
       description: 'Stores a message for the agent (a reply from another agent, a job result). The agent may act on it but never replies: the answer is only an acknowledgement.',
-      inputSchema: fromJsonSchema<Record<string, unknown>>(input),
+      inputSchema: toolSchema<Record<string, unknown>>(input),
       annotations: { title: 'Send news to the agent', readOnlyHint: false, destructiveHint: false, idempotentHint: false },
     },
     async (args): Promise<CallToolResult> => {

@@ -1,4 +1,4 @@
-import { fromJsonSchema, type CallToolResult, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { type CallToolResult, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import { toErrorBody } from '../exceptions/restap-exception.filter';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import type { TalkChunk } from '../interfaces/talk.interface';
@@ -7,6 +7,7 @@ import { parseSessionId } from '../sessions/session-id';
 import type { TalkService } from '../core/talk/talk.service';
 import type { RestapCaller } from '../core/caller';
 import { toolError } from './mcp-capability.tools';
+import { toolSchema } from './mcp-schemas';
 
 export const TALK_TOOL = 'talk';
 
@@ -51,8 +52,8 @@ export function registerTalkTool(server: McpServer, talk: TalkService, options: 
     {
       title: options.talk.title,
       description: `${options.talk.description}. Answers {reply, session_id}; send session_id back to continue the conversation.`,
-      inputSchema: fromJsonSchema<{ message: string; session_id?: string }>(input),
-      outputSchema: fromJsonSchema<TalkToolOutput>(output),
+      inputSchema: toolSchema<{ message: string; session_id?: string }>(input),
+      outputSchema: toolSchema<TalkToolOutput>(output),
       annotations: { title: options.talk.title, readOnlyHint: false, openWorldHint: true },
     },
     (args, ctx) => runTurn(talk, args, caller, ctx),
