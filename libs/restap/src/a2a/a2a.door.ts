@@ -2,16 +2,14 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/comm
 import { HttpAdapterHost } from '@nestjs/core';
 import { AGENT_CARD_PATH, AgentCard } from '@a2a-js/sdk';
 import type * as A2aExpress from '@a2a-js/sdk/server/express';
-import bodyParser from 'body-parser';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import typeIs from 'type-is';
 import { RESTAP_OPTIONS, SESSION_ID_PATTERN } from '../restap.constants';
 import { mintSessionId } from '../sessions/session-id';
 import { RestapRegistry } from '../core/registry/restap.registry';
-import { InvalidJsonException, InvalidRequestException, MethodNotAllowedException, PayloadTooLargeException, ShuttingDownException } from '../exceptions';
+import { MethodNotAllowedException, ShuttingDownException } from '../exceptions';
 import { toErrorBody } from '../exceptions/restap-exception.filter';
 import { writeJson } from '../http/restap-json.writer';
-import { withinDepth } from '../core/text/json-depth';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import { RestapDrain } from '../lifecycle/restap-drain.service';
 import { RestapRateLimit } from '../guards/restap-rate-limit';
@@ -23,6 +21,7 @@ import { ReplicaAwareRequestHandler } from './replica-aware.handler';
 import { TalkExecutor } from './talk.executor';
 import { RemoteCancels } from './remote-cancels';
 import { buildAgentCard, cardFor } from './agent-card.factory';
+import { DoorJsonBody } from '../http/door-json.body';
 
 const CARD_PATH = `/${AGENT_CARD_PATH}`;
 /** Card handlers kept per origin (Host header): past this, cards are built per request. */
@@ -49,7 +48,7 @@ class A2aEndpoint {
 @Injectable()
 export class A2aDoor implements OnApplicationBootstrap {
   private readonly logger = new Logger('Restap');
-  private readonly parse: RequestHandler;
+  private readonly json: DoorJsonBody;
   private card?: AgentCard;
   private rpc?: RequestHandler;
   private readonly cards = new Map<string, RequestHandler>();
@@ -65,7 +64,7 @@ export class A2aDoor implements OnApplicationBootstrap {
     private readonly drain: RestapDrain,
     private readonly rateLimit: RestapRateLimit,
   ) {
-    this.parse = bodyParser.json({ limit: options.limits.bodyBytes, strict: false, type: () => true });
+    this.json = new DoorJsonBody(options.limits);
     if (!options.a2a.enabled) return;
     adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.route(req, res, next));
   }
@@ -119,19 +118,7 @@ export class A2aDoor implements OnApplicationBootstrap {
   /** JSON bodies are read here, with the module's limits; other media types reach the SDK's own check. */
   private body(req: Request, res: Response, next: () => void): void {
     if (typeIs.hasBody(req) && req.headers['content-type'] && !typeIs(req, ['application/json', 'application/*+json'])) return next();
-    this.parse(req, res, (error?: unknown) => {
-      if (!error) {
-        if (!withinDepth(req.body, this.options.limits.maxJsonDepth)) {
-          return fail(res, new InvalidRequestException(`The request body nests arrays/objects deeper than the ${this.options.limits.maxJsonDepth} levels allowed.`));
-        }
-        return next();
-      }
-      const failure = error as { type?: string; limit?: number };
-      if (failure.type === 'request.aborted') return undefined;
-      if (failure.type === 'entity.too.large') return fail(res, new PayloadTooLargeException(`The request body is larger than the ${failure.limit} bytes allowed.`));
-      if (failure.type === 'entity.parse.failed') return fail(res, new InvalidJsonException('The request body is not valid JSON.'));
-      return fail(res, new InvalidRequestException('The request body could not be read.'));
-    });
+    this.json.read(req, res, next, (error) => fail(res, error));
   }
 
   /** The SDK's card handler for the request's origin (1.0 card, or the 0.3 card to 0.3 clients). */

@@ -2,14 +2,12 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { HttpAdapterHost } from '@nestjs/core';
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
-import bodyParser from 'body-parser';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import typeIs from 'type-is';
 import { RESTAP_OPTIONS, SESSION_ID_HEADER } from '../restap.constants';
-import { InvalidJsonException, InvalidRequestException, PayloadTooLargeException, ShuttingDownException, UnsupportedMediaTypeException } from '../exceptions';
+import { ShuttingDownException, UnsupportedMediaTypeException } from '../exceptions';
 import { toErrorBody } from '../exceptions/restap-exception.filter';
 import { writeJson } from '../http/restap-json.writer';
-import { withinDepth } from '../core/text/json-depth';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import { RestapDrain } from '../lifecycle/restap-drain.service';
 import { callerOf } from '../core/caller';
@@ -21,6 +19,7 @@ import { createOriginCheck } from './mcp-origin';
 import { applyMcpCors } from './mcp-cors';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpNewsNotifier } from './mcp-news.notifier';
+import { DoorJsonBody } from '../http/door-json.body';
 
 /** The handler the host's guards see on the MCP endpoint (`context.getClass()`). */
 class McpEndpoint {
@@ -42,7 +41,7 @@ class McpEndpoint {
 @Injectable()
 export class McpDoor implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Restap');
-  private readonly parse: RequestHandler;
+  private readonly json: DoorJsonBody;
   private readonly checkOrigin: ReturnType<typeof createOriginCheck>;
   private handler?: McpHttpHandler;
   private serve?: NodeMcpRequestHandler;
@@ -56,7 +55,7 @@ export class McpDoor implements OnApplicationBootstrap, OnApplicationShutdown {
     private readonly notifier: McpNewsNotifier,
     private readonly rateLimit: RestapRateLimit,
   ) {
-    this.parse = bodyParser.json({ limit: options.limits.bodyBytes, strict: false, type: () => true });
+    this.json = new DoorJsonBody(options.limits);
     this.checkOrigin = createOriginCheck(options.mcp.allowedOrigins);
     if (!options.mcp.enabled) return;
     adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.route(req, res, next));
@@ -112,19 +111,7 @@ export class McpDoor implements OnApplicationBootstrap, OnApplicationShutdown {
     if (!typeIs(req, ['application/json', 'application/*+json'])) {
       return fail(res, new UnsupportedMediaTypeException(`Content-Type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: MCP messages are application/json.`));
     }
-    this.parse(req, res, (error?: unknown) => {
-      if (!error) {
-        if (!withinDepth(req.body, this.options.limits.maxJsonDepth)) {
-          return fail(res, new InvalidRequestException(`The request body nests arrays/objects deeper than the ${this.options.limits.maxJsonDepth} levels allowed.`));
-        }
-        return next();
-      }
-      const failure = error as { type?: string; limit?: number };
-      if (failure.type === 'request.aborted') return undefined;
-      if (failure.type === 'entity.too.large') return fail(res, new PayloadTooLargeException(`The request body is larger than the ${failure.limit} bytes allowed.`));
-      if (failure.type === 'entity.parse.failed') return fail(res, new InvalidJsonException('The request body is not valid JSON.'));
-      return fail(res, new InvalidRequestException('The request body could not be read.'));
-    });
+    this.json.read(req, res, next, (error) => fail(res, error));
   }
 
   /** The caller and the news session of the request; a malformed Restap-Session-Id is 400 invalid_session_id, as on /news. */
