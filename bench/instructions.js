@@ -7,7 +7,7 @@
  *
  * The built sample runs under callgrind with instrumentation off; after WARM requests (JIT warm-up)
  * it is switched on for N requests at C connections, then the counts are dumped and summed.
- * Scenarios: live (GET /health/live), news (POST /news), talk (POST /talk JSON), catalog,
+ * Scenarios: live (GET /health/live), news (POST /news), news-get (GET /news?since=0&limit=10), talk (POST /talk JSON), catalog,
  * mcp (an MCP tools/call of text_echo on /mcp; its answer is checked, not only its status).
  *
  * Env: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a fresh database
@@ -31,6 +31,8 @@ const SCENARIOS = {
   catalog: { path: '/.well-known/restap.json' },
   news: { path: '/news', ...JSON_POST, body: JSON.stringify({ type: 'note', message: 'hello' }) },
   talk: { path: '/talk', ...JSON_POST, body: JSON.stringify({ message: 'hi' }) },
+  // A GET /news poll of the (small) global feed; the news scenario's posts, if run first, fill it.
+  'news-get': { path: '/news?since=0&limit=10' },
   // One MCP tools/call of text_echo (2026-07-28, stateless: one POST, no initialize), as the bench's doors row sends it.
   mcp: REQUESTS.mcpEcho,
 };

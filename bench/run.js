@@ -30,6 +30,11 @@ const CONNECTIONS = 16;
 const NEWS_ROWS = Number(process.env.BENCH_NEWS_ROWS) || 1_000_000;
 const IDLE_STREAMS = Number(process.env.BENCH_IDLE_STREAMS) || 2000;
 const SERVER = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+/** BENCH_ONLY=talk,news-get runs only those steps (and writes no BENCHMARKS.md): one of STEPS. */
+const STEPS = ['discovery', 'talk', 'sse', 'news-post', 'floors', 'news-get', 'idle', 'long-poll', 'doors'];
+const ONLY = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((x) => x.trim()) : null;
+for (const step of ONLY ?? []) if (!STEPS.includes(step)) throw new Error(`BENCH_ONLY: unknown step ${step}; steps: ${STEPS.join(', ')}`);
+const runs = (step) => !ONLY || ONLY.includes(step);
 const rows = [];
 const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
 
@@ -83,141 +88,169 @@ async function main() {
     await db.createBaselineTables(pool);
     const json = { 'content-type': 'application/json' };
 
-    // 1. Discovery vs a bare node:http server sending the same bytes.
-    const catalogBytes = Buffer.from(await (await fetch(`${agent.url}/.well-known/restap.json`)).arrayBuffer());
-    const bare = await bareNode(catalogBytes);
-    const discovery = await paired(
-      () => load.http({ url: `${bare.url}/.well-known/restap.json`, connections: CONNECTIONS, seconds: SECONDS }),
-      () => agentLoad(agent, { url: `${agent.url}/.well-known/restap.json`, connections: CONNECTIONS, seconds: SECONDS }),
-    );
-    await bare.close();
-    const { run: disc, base: bareRun } = discovery;
-    record('discovery GET', `${fmt(disc.rps)} req/s`, `bare node ${fmt(bareRun.rps)} req/s`, `${fmt(discovery.ratio, 2)}x`, '>= 0.30x', discovery.ratio >= 0.3, `agent CPU ${fmt(disc.cpuPerReq, 3)} ms/req, errors ${disc.errors + disc.non2xx}; ratio per round ${discovery.ratios}`);
+    if (runs('discovery')) {
+      // 1. Discovery vs a bare node:http server sending the same bytes.
+      const catalogBytes = Buffer.from(await (await fetch(`${agent.url}/.well-known/restap.json`)).arrayBuffer());
+      const bare = await bareNode(catalogBytes);
+      const discovery = await paired(
+        () => load.http({ url: `${bare.url}/.well-known/restap.json`, connections: CONNECTIONS, seconds: SECONDS }),
+        () => agentLoad(agent, { url: `${agent.url}/.well-known/restap.json`, connections: CONNECTIONS, seconds: SECONDS }),
+      );
+      await bare.close();
+      const { run: disc, base: bareRun } = discovery;
+      record('discovery GET', `${fmt(disc.rps)} req/s`, `bare node ${fmt(bareRun.rps)} req/s`, `${fmt(discovery.ratio, 2)}x`, '>= 0.30x', discovery.ratio >= 0.3, `agent CPU ${fmt(disc.cpuPerReq, 3)} ms/req, errors ${disc.errors + disc.non2xx}; ratio per round ${discovery.ratios}`);
 
-    // The floor under talk and news: a Nest route that touches no database (the sample's liveness).
-    const floor = await agentLoad(agent, { url: `${agent.url}/health/live`, connections: CONNECTIONS, seconds: SECONDS });
-    record('Nest floor: GET /health/live (no DB)', `${fmt(floor.rps)} req/s`, '', '', 'reported', true, `agent CPU ${fmt(floor.cpuPerReq, 3)} ms/req — Express + Nest routing alone`);
+      // The floor under talk and news: a Nest route that touches no database (the sample's liveness).
+      const floor = await agentLoad(agent, { url: `${agent.url}/health/live`, connections: CONNECTIONS, seconds: SECONDS });
+      record('Nest floor: GET /health/live (no DB)', `${fmt(floor.rps)} req/s`, '', '', 'reported', true, `agent CPU ${fmt(floor.cpuPerReq, 3)} ms/req — Express + Nest routing alone`);
 
-    // 2. POST /talk JSON (turn persisted) vs raw BEGIN; INSERT; COMMIT.
-    const turns = await paired(
-      () => load.loop({ op: db.turnTransaction(pool), concurrency: CONNECTIONS, seconds: SECONDS }),
-      () => agentLoad(agent, { url: `${agent.url}/talk`, method: 'POST', headers: json, body: JSON.stringify({ message: 'hi' }), connections: CONNECTIONS, seconds: SECONDS }),
-    );
-    const { run: talk, base: rawTurn } = turns;
-    record('talk JSON POST', `${fmt(talk.rps)} req/s`, `raw BEGIN/INSERT/COMMIT ${fmt(rawTurn.rps)} tx/s`, `${fmt(turns.ratio, 2)}x`, '>= 0.6x', turns.ratio >= 0.6, `p50 ${talk.p50} ms, p99 ${talk.p99} ms, agent CPU ${fmt(talk.cpuPerReq, 3)} ms/req, raw client CPU ${fmt(rawTurn.cpuPerOp, 3)} ms/tx, errors ${talk.errors + talk.non2xx}; ratio per round ${turns.ratios}`);
+    }
 
-    // 3. POST /talk SSE: whole streams per second, first-frame latency idle and under load.
-    const stream = await load.http({ url: `${agent.url}/talk`, method: 'POST', headers: { ...json, accept: 'text/event-stream' }, body: JSON.stringify({ message: 'hi' }), connections: CONNECTIONS, seconds: SECONDS });
-    record('talk SSE streams', `${fmt(stream.rps)} streams/s`, '', '', 'reported', true, `errors ${stream.errors + stream.non2xx}`);
-    const idle = [];
-    for (let i = 0; i < 300; i++) idle.push(await sse.firstFrameMs(agent.url));
-    const idleP = load.percentiles(idle.slice(20));
-    record('SSE first frame, idle', `p50 ${fmt(idleP.p50, 2)} ms, p99 ${fmt(idleP.p99, 2)} ms`, '', '', 'p50 <= 2 ms', idleP.p50 <= 2);
-    const background = load.http({ url: `${agent.url}/talk`, method: 'POST', headers: json, body: JSON.stringify({ message: 'hi' }), connections: 8, seconds: Math.max(3, SECONDS) });
-    await new Promise((r) => setTimeout(r, 500));
-    const busy = [];
-    const until = Date.now() + (Math.max(3, SECONDS) - 1) * 1000;
-    while (Date.now() < until) busy.push(await sse.firstFrameMs(agent.url));
-    await background;
-    const busyP = load.percentiles(busy);
-    record('SSE first frame, under talk load', `p50 ${fmt(busyP.p50, 2)} ms, p99 ${fmt(busyP.p99, 2)} ms`, '', '', 'reported', true, `${busy.length} samples beside 8 JSON talk connections`);
+    if (runs('talk')) {
+      // 2. POST /talk JSON (turn persisted) vs raw BEGIN; INSERT; COMMIT.
+      const turns = await paired(
+        () => load.loop({ op: db.turnTransaction(pool), concurrency: CONNECTIONS, seconds: SECONDS }),
+        () => agentLoad(agent, { url: `${agent.url}/talk`, method: 'POST', headers: json, body: JSON.stringify({ message: 'hi' }), connections: CONNECTIONS, seconds: SECONDS }),
+      );
+      const { run: talk, base: rawTurn } = turns;
+      record('talk JSON POST', `${fmt(talk.rps)} req/s`, `raw BEGIN/INSERT/COMMIT ${fmt(rawTurn.rps)} tx/s`, `${fmt(turns.ratio, 2)}x`, '>= 1.0x', turns.ratio >= 1.0, `p50 ${talk.p50} ms, p99 ${talk.p99} ms, agent CPU ${fmt(talk.cpuPerReq, 3)} ms/req, raw client CPU ${fmt(rawTurn.cpuPerOp, 3)} ms/tx, errors ${talk.errors + talk.non2xx}; ratio per round ${turns.ratios}`);
 
-    // 4. POST /news vs raw single-row INSERT.
-    const posts = await paired(
-      () => load.loop({ op: db.newsInsert(pool), concurrency: CONNECTIONS, seconds: SECONDS }),
-      () => agentLoad(agent, { url: `${agent.url}/news`, method: 'POST', headers: json, body: JSON.stringify({ type: 'note', message: 'hello' }), connections: CONNECTIONS, seconds: SECONDS }),
-    );
-    const { run: news, base: rawNews } = posts;
-    record('news POST', `${fmt(news.rps)} req/s`, `raw INSERT ${fmt(rawNews.rps)} rows/s`, `${fmt(posts.ratio, 2)}x`, '>= 0.7x', posts.ratio >= 0.7, `p50 ${news.p50} ms, p99 ${news.p99} ms, agent CPU ${fmt(news.cpuPerReq, 3)} ms/req, raw client CPU ${fmt(rawNews.cpuPerOp, 3)} ms/row, errors ${news.errors + news.non2xx}; ratio per round ${posts.ratios}`);
+    }
 
-    // The ceiling under news POST: bare Express 5 with express.json() answering the same body, no
-    // Nest, no module, no database, in its own process — what any Express handler can reach here.
-    // Stock Express, and Express on a server that prebuilds its prototypes (as the sample's adapter).
-    const floors = [
-      ['stock', 'Express floor: bare Express 5 + express.json() POST (no Nest, no DB)', 'as Express ships'],
-      ['prebuilt', 'Express floor, prototypes prebuilt (RestapExpressAdapter\'s server, as the sample)', 'the same app; requests built on Express\'s prototypes'],
-    ];
-    for (const [kind, scenario, what] of floors) {
-      const express = await startExpressFloor(kind);
-      const floorPosts = await paired(
+    if (runs('sse')) {
+      // 3. POST /talk SSE: whole streams per second, first-frame latency idle and under load.
+      const stream = await load.http({ url: `${agent.url}/talk`, method: 'POST', headers: { ...json, accept: 'text/event-stream' }, body: JSON.stringify({ message: 'hi' }), connections: CONNECTIONS, seconds: SECONDS });
+      record('talk SSE streams', `${fmt(stream.rps)} streams/s`, '', '', 'reported', true, `errors ${stream.errors + stream.non2xx}`);
+      const idle = [];
+      for (let i = 0; i < 300; i++) idle.push(await sse.firstFrameMs(agent.url));
+      const idleP = load.percentiles(idle.slice(20));
+      record('SSE first frame, idle', `p50 ${fmt(idleP.p50, 2)} ms, p99 ${fmt(idleP.p99, 2)} ms`, '', '', 'p50 <= 2 ms', idleP.p50 <= 2);
+      const background = load.http({ url: `${agent.url}/talk`, method: 'POST', headers: json, body: JSON.stringify({ message: 'hi' }), connections: 8, seconds: Math.max(3, SECONDS) });
+      await new Promise((r) => setTimeout(r, 500));
+      const busy = [];
+      const until = Date.now() + (Math.max(3, SECONDS) - 1) * 1000;
+      while (Date.now() < until) busy.push(await sse.firstFrameMs(agent.url));
+      await background;
+      const busyP = load.percentiles(busy);
+      record('SSE first frame, under talk load', `p50 ${fmt(busyP.p50, 2)} ms, p99 ${fmt(busyP.p99, 2)} ms`, '', '', 'reported', true, `${busy.length} samples beside 8 JSON talk connections`);
+
+    }
+
+    if (runs('news-post')) {
+      // 4. POST /news vs raw single-row INSERT.
+      const posts = await paired(
         () => load.loop({ op: db.newsInsert(pool), concurrency: CONNECTIONS, seconds: SECONDS }),
-        async () => {
-          const before = express.cpuMs();
-          const result = await load.http({ url: `${express.url}/news`, method: 'POST', headers: json, body: JSON.stringify({ type: 'note', message: 'hello' }), connections: CONNECTIONS, seconds: SECONDS });
-          return { ...result, cpuPerReq: (express.cpuMs() - before) / Math.max(1, result.total) };
-        },
+        () => agentLoad(agent, { url: `${agent.url}/news`, method: 'POST', headers: json, body: JSON.stringify({ type: 'note', message: 'hello' }), connections: CONNECTIONS, seconds: SECONDS }),
       );
-      await express.stop();
-      const { run: bareExpress, base: rawNews2 } = floorPosts;
-      record(scenario, `${fmt(bareExpress.rps)} req/s`, `raw INSERT ${fmt(rawNews2.rps)} rows/s`, `${fmt(floorPosts.ratio, 2)}x`, 'reported', true, `CPU ${fmt(bareExpress.cpuPerReq, 3)} ms/req; ${what}; ratio per round ${floorPosts.ratios}`);
+      const { run: news, base: rawNews } = posts;
+      record('news POST', `${fmt(news.rps)} req/s`, `raw INSERT ${fmt(rawNews.rps)} rows/s`, `${fmt(posts.ratio, 2)}x`, '>= 1.2x', posts.ratio >= 1.2, `p50 ${news.p50} ms, p99 ${news.p99} ms, agent CPU ${fmt(news.cpuPerReq, 3)} ms/req, raw client CPU ${fmt(rawNews.cpuPerOp, 3)} ms/row, errors ${news.errors + news.non2xx}; ratio per round ${posts.ratios}`);
+
     }
 
-    // 5. GET /news polls at 10k and at NEWS_ROWS items (seeded in bulk).
-    await pool.query('TRUNCATE restap_news');
-    await pool.query('DELETE FROM restap_news_sequences');
-    let max = await db.seedNews(pool, 10_000);
-    const poll = (since) => load.http({ url: `${agent.url}/news?since=${since}&limit=100`, connections: CONNECTIONS, seconds: SECONDS });
-    const small = await poll(max - 10);
-    max = await db.seedNews(pool, NEWS_ROWS - 10_000);
-    const large = await poll(max - 10);
-    // The same, but every connection polls from its own since: no two concurrent polls are alike
-    // (limit 10, so each answer holds 10 items like the shared polls above).
-    const distinct = await load.http({ url: `${agent.url}/news`, pathOf: (k) => `/news?since=${max - 10 - k}&limit=10`, connections: CONNECTIONS, seconds: SECONDS });
-    const within = large.p99 <= Math.max(2 * small.p99, 1);
-    const quiet = async (since) => {
-      const times = [];
-      for (let i = 0; i < 500; i++) {
-        const t = process.hrtime.bigint();
-        await (await fetch(`${agent.url}/news?since=${since}&limit=100`)).arrayBuffer();
-        times.push(Number(process.hrtime.bigint() - t) / 1e6);
+    if (runs('floors')) {
+      // The ceiling under news POST: bare Express 5 with express.json() answering the same body, no
+      // Nest, no module, no database, in its own process — what any Express handler can reach here.
+      // Stock Express, and Express on a server that prebuilds its prototypes (as the sample's adapter).
+      const floors = [
+        ['stock', 'Express floor: bare Express 5 + express.json() POST (no Nest, no DB)', 'as Express ships'],
+        ['prebuilt', 'Express floor, prototypes prebuilt (RestapExpressAdapter\'s server, as the sample)', 'the same app; requests built on Express\'s prototypes'],
+      ];
+      for (const [kind, scenario, what] of floors) {
+        const express = await startExpressFloor(kind);
+        const floorPosts = await paired(
+          () => load.loop({ op: db.newsInsert(pool), concurrency: CONNECTIONS, seconds: SECONDS }),
+          async () => {
+            const before = express.cpuMs();
+            const result = await load.http({ url: `${express.url}/news`, method: 'POST', headers: json, body: JSON.stringify({ type: 'note', message: 'hello' }), connections: CONNECTIONS, seconds: SECONDS });
+            return { ...result, cpuPerReq: (express.cpuMs() - before) / Math.max(1, result.total) };
+          },
+        );
+        await express.stop();
+        const { run: bareExpress, base: rawNews2 } = floorPosts;
+        record(scenario, `${fmt(bareExpress.rps)} req/s`, `raw INSERT ${fmt(rawNews2.rps)} rows/s`, `${fmt(floorPosts.ratio, 2)}x`, 'reported', true, `CPU ${fmt(bareExpress.cpuPerReq, 3)} ms/req; ${what}; ratio per round ${floorPosts.ratios}`);
       }
-      return load.percentiles(times.slice(50));
-    };
-    const single = await quiet(max - 10);
-    record(`news GET poll @${NEWS_ROWS / 1e6}M, one client`, `p50 ${fmt(single.p50, 2)} ms, p99 ${fmt(single.p99, 2)} ms`, '', '', 'p99 <= 10 ms', single.p99 <= 10, 'sequential polls (fetch client included): the latency one poller sees');
-    record('news GET poll @10k', `p50 ${small.p50} ms, p99 ${small.p99} ms`, '', '', 'reported', true, `${fmt(small.rps)} req/s`);
-    record(`news GET poll @${NEWS_ROWS / 1e6}M, ${CONNECTIONS} clients`, `p50 ${large.p50} ms, p99 ${large.p99} ms`, `@10k p99 ${small.p99} ms`, '', 'p99 <= 10 ms and <= 2x @10k', large.p99 <= 10 && within, `${fmt(large.rps)} req/s; every poller up to date, asking from the same since (identical polls share a statement)`);
-    record(`news GET poll @${NEWS_ROWS / 1e6}M, ${CONNECTIONS} clients, each its own since`, `p50 ${distinct.p50} ms, p99 ${distinct.p99} ms`, '', '', 'reported', true, `${fmt(distinct.rps)} req/s, errors ${distinct.errors + distinct.non2xx}; no two concurrent polls alike, so none share a statement`);
 
-    // 6. IDLE_STREAMS concurrent idle SSE streams: peak RSS and heartbeat health.
-    const before = agent.rssMb();
-    const held = await sse.openIdleStreams(agent.url, IDLE_STREAMS, 'bench:idle');
-    await new Promise((r) => setTimeout(r, 3500));
-    const healthy = held.streams.filter((s) => s.started && s.heartbeats >= 2).length;
-    const peak = agent.peakRssMb();
-    held.close();
-    record(`${IDLE_STREAMS} idle SSE streams`, `peak RSS ${fmt(peak)} MB`, `before ${fmt(before)} MB`, '', '< 300 MB and all heartbeating', peak < 300 && healthy === IDLE_STREAMS, `${healthy}/${IDLE_STREAMS} streams got >= 2 heartbeats in 3.5 s; started ${held.streams.filter((x) => x.started).length}, refused ${held.streams.filter((x) => x.errors).length}`);
-
-    // 7. Long-poll across replicas: held GET /news?wait= polls on a fresh reader replica, woken by
-    // posts through another replica on the same database (LISTEN/NOTIFY), each poll its own session.
-    const { polls, rate, seconds } = longPoll.scale();
-    const reader = await startAgent({ port: 3990 + Math.floor(Math.random() * 5), env: longPoll.agentEnv(database.url, polls) });
-    try {
-      const lp = await longPollScenario({ reader, writer: agent, polls, rate, seconds });
-      const ok = lp.missing === 0 && lp.duplicates === 0 && lp.errors === 0;
-      record(
-        `long-poll: ${polls} held polls on one replica, ${rate} posts/s for ${seconds} s through another`,
-        `commit→reply p50 ${fmt(lp.ack.p50, 1)} ms, p99 ${fmt(lp.ack.p99, 1)} ms`,
-        `post sent→reply p50 ${fmt(lp.send.p50, 1)} ms, p99 ${fmt(lp.send.p99, 1)} ms`,
-        '',
-        'p99 <= 50 ms, none lost or repeated',
-        ok && lp.ack.p99 <= 50,
-        `${lp.delivered}/${lp.posted} delivered, ${lp.missing} missing, ${lp.duplicates} repeated, errors ${lp.errors}, 429s ${lp.refused}; reader RSS ${fmt(lp.rssHeld)} MB with the polls held, peak ${fmt(lp.peakRss)} MB; reader CPU ${fmt(lp.cpuPerItem, 3)} ms per delivered item, writer CPU ${fmt(lp.writerCpuPerPost, 3)} ms per post; commit = the POST's acknowledgement as the bench sees it`,
-      );
-    } finally {
-      await reader.stop();
     }
 
-    // 8. The doors (issue 19): MCP tools/call and A2A SendMessage beside their HTTP twins by agent
-    // CPU per request, and a talk turn with one tool call on a fake model (alone: node bench/doors.js).
-    // A failure there (a door answering wrong during warm-up) is a missed row, not a lost report.
-    await doorScenarios({ agent, databaseUrl: database.url, seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, record }).catch((error) =>
-      record('doors: MCP, A2A, talk with a tool call', 'did not run', '', '', 'runs', false, String(error?.message ?? error).replace(/[|\n]/g, ' ').slice(0, 300)));
+    if (runs('news-get')) {
+      // 5. GET /news polls at 10k and at NEWS_ROWS items (seeded in bulk).
+      await pool.query('TRUNCATE restap_news');
+      await pool.query('DELETE FROM restap_news_sequences');
+      let max = await db.seedNews(pool, 10_000);
+      const poll = (since) => load.http({ url: `${agent.url}/news?since=${since}&limit=100`, connections: CONNECTIONS, seconds: SECONDS });
+      const small = await poll(max - 10);
+      max = await db.seedNews(pool, NEWS_ROWS - 10_000);
+      const large = await poll(max - 10);
+      // The same, but every connection polls from its own since: no two concurrent polls are alike
+      // (limit 10, so each answer holds 10 items like the shared polls above).
+      const distinct = await load.http({ url: `${agent.url}/news`, pathOf: (k) => `/news?since=${max - 10 - k}&limit=10`, connections: CONNECTIONS, seconds: SECONDS });
+      const within = large.p99 <= Math.max(2 * small.p99, 1);
+      const quiet = async (since) => {
+        const times = [];
+        for (let i = 0; i < 500; i++) {
+          const t = process.hrtime.bigint();
+          await (await fetch(`${agent.url}/news?since=${since}&limit=100`)).arrayBuffer();
+          times.push(Number(process.hrtime.bigint() - t) / 1e6);
+        }
+        return load.percentiles(times.slice(50));
+      };
+      const single = await quiet(max - 10);
+      record(`news GET poll @${NEWS_ROWS / 1e6}M, one client`, `p50 ${fmt(single.p50, 2)} ms, p99 ${fmt(single.p99, 2)} ms`, '', '', 'p99 <= 10 ms', single.p99 <= 10, 'sequential polls (fetch client included): the latency one poller sees');
+      record('news GET poll @10k', `p50 ${small.p50} ms, p99 ${small.p99} ms`, '', '', 'reported', true, `${fmt(small.rps)} req/s`);
+      record(`news GET poll @${NEWS_ROWS / 1e6}M, ${CONNECTIONS} clients`, `p50 ${large.p50} ms, p99 ${large.p99} ms`, `@10k p99 ${small.p99} ms`, '', 'p99 <= 10 ms and <= 2x @10k', large.p99 <= 10 && within, `${fmt(large.rps)} req/s; every poller up to date, asking from the same since (identical polls share a statement)`);
+      record(`news GET poll @${NEWS_ROWS / 1e6}M, ${CONNECTIONS} clients, each its own since`, `p50 ${distinct.p50} ms, p99 ${distinct.p99} ms`, '', '', 'reported', true, `${fmt(distinct.rps)} req/s, errors ${distinct.errors + distinct.non2xx}; no two concurrent polls alike, so none share a statement`);
+
+    }
+
+    if (runs('idle')) {
+      // 6. IDLE_STREAMS concurrent idle SSE streams: peak RSS and heartbeat health.
+      const before = agent.rssMb();
+      const held = await sse.openIdleStreams(agent.url, IDLE_STREAMS, 'bench:idle');
+      await new Promise((r) => setTimeout(r, 3500));
+      const healthy = held.streams.filter((s) => s.started && s.heartbeats >= 2).length;
+      const peak = agent.peakRssMb();
+      held.close();
+      record(`${IDLE_STREAMS} idle SSE streams`, `peak RSS ${fmt(peak)} MB`, `before ${fmt(before)} MB`, '', '< 300 MB and all heartbeating', peak < 300 && healthy === IDLE_STREAMS, `${healthy}/${IDLE_STREAMS} streams got >= 2 heartbeats in 3.5 s; started ${held.streams.filter((x) => x.started).length}, refused ${held.streams.filter((x) => x.errors).length}`);
+
+    }
+
+    if (runs('long-poll')) {
+      // 7. Long-poll across replicas: held GET /news?wait= polls on a fresh reader replica, woken by
+      // posts through another replica on the same database (LISTEN/NOTIFY), each poll its own session.
+      const { polls, rate, seconds } = longPoll.scale();
+      const reader = await startAgent({ port: 3990 + Math.floor(Math.random() * 5), env: longPoll.agentEnv(database.url, polls) });
+      try {
+        const lp = await longPollScenario({ reader, writer: agent, polls, rate, seconds });
+        const ok = lp.missing === 0 && lp.duplicates === 0 && lp.errors === 0;
+        record(
+          `long-poll: ${polls} held polls on one replica, ${rate} posts/s for ${seconds} s through another`,
+          `commit→reply p50 ${fmt(lp.ack.p50, 1)} ms, p99 ${fmt(lp.ack.p99, 1)} ms`,
+          `post sent→reply p50 ${fmt(lp.send.p50, 1)} ms, p99 ${fmt(lp.send.p99, 1)} ms`,
+          '',
+          'p99 <= 50 ms, none lost or repeated',
+          ok && lp.ack.p99 <= 50,
+          `${lp.delivered}/${lp.posted} delivered, ${lp.missing} missing, ${lp.duplicates} repeated, errors ${lp.errors}, 429s ${lp.refused}; reader RSS ${fmt(lp.rssHeld)} MB with the polls held, peak ${fmt(lp.peakRss)} MB; reader CPU ${fmt(lp.cpuPerItem, 3)} ms per delivered item, writer CPU ${fmt(lp.writerCpuPerPost, 3)} ms per post; commit = the POST's acknowledgement as the bench sees it`,
+        );
+      } finally {
+        await reader.stop();
+      }
+
+    }
+
+    if (runs('doors')) {
+      // 8. The doors (issue 19): MCP tools/call and A2A SendMessage beside their HTTP twins by agent
+      // CPU per request, and a talk turn with one tool call on a fake model (alone: node bench/doors.js).
+      // A failure there (a door answering wrong during warm-up) is a missed row, not a lost report.
+      await doorScenarios({ agent, databaseUrl: database.url, seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, record }).catch((error) =>
+        record('doors: MCP, A2A, talk with a tool call', 'did not run', '', '', 'runs', false, String(error?.message ?? error).replace(/[|\n]/g, ' ').slice(0, 300)));
+    }
+
   } finally {
     await agent.stop();
     await pool.end();
   }
-  writeReport(database.version);
+  if (ONLY) console.log('BENCH_ONLY set: BENCHMARKS.md not written.');
+  else writeReport(database.version);
 }
 
 function writeReport(pgVersion) {
