@@ -86,7 +86,13 @@ async function main() {
   const pool = new db.Pool({ connectionString: database.url, max: CONNECTIONS });
   const agent = await startAgent({
     port: 3900 + Math.floor(Math.random() * 90),
-    env: { DATABASE_URL: database.url, RESTAP_BENCH: '1', RESTAP_HEARTBEAT_MS: String(HEARTBEAT_MS), RESTAP_MAX_STREAMS: String((IDLE_STREAMS + IDLE_POLLS) * 2), RESTAP_RATE_LIMIT: '0' },
+    env: {
+      DATABASE_URL: database.url, RESTAP_BENCH: '1', RESTAP_HEARTBEAT_MS: String(HEARTBEAT_MS), RESTAP_RATE_LIMIT: '0',
+      // The bench is one client (IP): its idle step needs the per-client caps raised; the totals keep
+      // the module defaults (5000 streams, 5000 held polls) unless the step asks for more.
+      RESTAP_MAX_STREAMS_PER_CLIENT: String(Math.max(50, IDLE_STREAMS, IDLE_POLLS)),
+      ...(Math.max(IDLE_STREAMS, IDLE_POLLS) > 5000 ? { RESTAP_MAX_STREAMS: String(Math.max(IDLE_STREAMS, IDLE_POLLS)) } : {}),
+    },
   });
   try {
     await db.createBaselineTables(pool);
