@@ -6,7 +6,8 @@
  *
  * Env: BENCH_DATABASE_URL (server to use; default postgres://postgres@127.0.0.1:5432/postgres),
  * BENCH_SECONDS (per scenario, default 5), BENCH_ROUNDS (baseline/scenario pairs, default 3),
- * BENCH_SKIP_BUILD=1, BENCH_NEWS_ROWS (default 1000000), BENCH_HELD_POLLS (1000), BENCH_POST_RATE (200/s),
+ * BENCH_SKIP_BUILD=1, BENCH_NEWS_ROWS (default 1000000), BENCH_IDLE_STREAMS (5000), BENCH_IDLE_POLLS (5000),
+ * BENCH_IDLE_WINDOW_MS (6000) for the idle step, BENCH_HELD_POLLS (1000), BENCH_POST_RATE (200/s),
  * BENCH_POST_SECONDS (10) for the long-poll scenario (alone: `node bench/long-poll.js`). The doors' rows
  * (MCP, A2A, talk with a tool call) run alone as `node bench/doors.js`.
  */
@@ -28,7 +29,10 @@ const SECONDS = Number(process.env.BENCH_SECONDS) || 5;
 const ROUNDS = Number(process.env.BENCH_ROUNDS) || 3;
 const CONNECTIONS = 16;
 const NEWS_ROWS = Number(process.env.BENCH_NEWS_ROWS) || 1_000_000;
-const IDLE_STREAMS = Number(process.env.BENCH_IDLE_STREAMS) || 2000;
+const IDLE_STREAMS = Number(process.env.BENCH_IDLE_STREAMS ?? 5000);
+const IDLE_POLLS = Number(process.env.BENCH_IDLE_POLLS ?? 5000);
+const IDLE_WINDOW_MS = Number(process.env.BENCH_IDLE_WINDOW_MS) || 6000;
+const HEARTBEAT_MS = 1000;
 const SERVER = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 /** BENCH_ONLY=talk,news-get runs only those steps (and writes no BENCHMARKS.md): one of STEPS. */
 const STEPS = ['discovery', 'talk', 'sse', 'news-post', 'floors', 'news-get', 'idle', 'long-poll', 'doors'];
@@ -82,7 +86,13 @@ async function main() {
   const pool = new db.Pool({ connectionString: database.url, max: CONNECTIONS });
   const agent = await startAgent({
     port: 3900 + Math.floor(Math.random() * 90),
-    env: { DATABASE_URL: database.url, RESTAP_BENCH: '1', RESTAP_HEARTBEAT_MS: '1000', RESTAP_MAX_STREAMS: String(IDLE_STREAMS * 2), RESTAP_RATE_LIMIT: '0' },
+    env: {
+      DATABASE_URL: database.url, RESTAP_BENCH: '1', RESTAP_HEARTBEAT_MS: String(HEARTBEAT_MS), RESTAP_RATE_LIMIT: '0',
+      // The bench is one client (IP): its idle step needs the per-client caps raised; the totals keep
+      // the module defaults (5000 streams, 5000 held polls) unless the step asks for more.
+      RESTAP_MAX_STREAMS_PER_CLIENT: String(Math.max(50, IDLE_STREAMS, IDLE_POLLS)),
+      ...(Math.max(IDLE_STREAMS, IDLE_POLLS) > 5000 ? { RESTAP_MAX_STREAMS: String(Math.max(IDLE_STREAMS, IDLE_POLLS)) } : {}),
+    },
   });
   try {
     await db.createBaselineTables(pool);
@@ -203,15 +213,34 @@ async function main() {
     }
 
     if (runs('idle')) {
-      // 6. IDLE_STREAMS concurrent idle SSE streams: peak RSS and heartbeat health.
+      // 6. IDLE_STREAMS idle SSE streams + IDLE_POLLS held GET /news?wait= polls: peak RSS, bytes per
+      // connection, every stream heartbeating on time, every poll still held (or answered empty at its timeout).
       const before = agent.rssMb();
       const held = await sse.openIdleStreams(agent.url, IDLE_STREAMS, 'bench:idle');
-      await new Promise((r) => setTimeout(r, 3500));
-      const healthy = held.streams.filter((s) => s.started && s.heartbeats >= 2).length;
+      const polls = await sse.openHeldPolls(agent.url, IDLE_POLLS, { waitSeconds: 30 });
+      const from = performance.now();
+      await new Promise((r) => setTimeout(r, IDLE_WINDOW_MS));
+      const to = performance.now();
+      const rssHeld = agent.rssMb();
       const peak = agent.peakRssMb();
+      const beats = held.heartbeats(from, to);
+      const wantBeats = Math.floor(IDLE_WINDOW_MS / HEARTBEAT_MS) - 1;
+      const healthy = beats.filter((b) => b.started && b.count >= wantBeats).length;
+      const maxGap = Math.max(...beats.map((b) => b.maxGap));
+      const heldNow = polls.polls.filter((p) => p.held && p.errors === 0).length;
+      const pollErrors = polls.polls.filter((p) => p.errors).length;
+      const timeouts = polls.polls.reduce((n, p) => n + p.timeouts, 0);
+      polls.close();
       held.close();
-      record(`${IDLE_STREAMS} idle SSE streams`, `peak RSS ${fmt(peak)} MB`, `before ${fmt(before)} MB`, '', '< 300 MB and all heartbeating', peak < 300 && healthy === IDLE_STREAMS, `${healthy}/${IDLE_STREAMS} streams got >= 2 heartbeats in 3.5 s; started ${held.streams.filter((x) => x.started).length}, refused ${held.streams.filter((x) => x.errors).length}`);
-
+      const total = IDLE_STREAMS + IDLE_POLLS;
+      const perConn = ((rssHeld - before) * 1024 * 1024) / total;
+      const onTime = maxGap <= 2 * HEARTBEAT_MS;
+      const pass = peak < 500 && healthy === IDLE_STREAMS && onTime && heldNow === IDLE_POLLS;
+      record(
+        `${total} idle connections (${IDLE_STREAMS} SSE streams + ${IDLE_POLLS} held news polls)`,
+        `peak RSS ${fmt(peak)} MB`, `before ${fmt(before)} MB`, '', '< 500 MB, all heartbeating on time, all polls held', pass,
+        `${fmt(perConn / 1024, 1)} KB per connection (RSS held ${fmt(rssHeld)} MB); ${healthy}/${IDLE_STREAMS} streams got >= ${wantBeats} heartbeats in ${IDLE_WINDOW_MS / 1000} s, max gap ${fmt(maxGap)} ms (heartbeat ${HEARTBEAT_MS} ms); started ${held.streams.filter((x) => x.started).length}, refused ${held.streams.filter((x) => x.errors).length}; polls held ${heldNow}/${IDLE_POLLS}, answered empty at timeout ${timeouts}, failed ${pollErrors}`,
+      );
     }
 
     if (runs('long-poll')) {

@@ -19,10 +19,10 @@ describe('resolveOptions: defaults are filled in one place', () => {
     expect(resolved.talk).toMatchObject({ enabled: true, streaming: true, sessions: true, maxMessageLength: 100_000, historyLimit: 50, heartbeatMs: 15_000, timeoutMs: 120_000, events: [] });
     expect(resolved.news).toEqual({
       enabled: true, scope: 'global', maxTypeLength: 200, defaultLimit: 100, maxLimit: 1000, contextLimit: 20,
-      wakeups: 'auto', resyncMs: 5_000, maxWaiting: 1000, maxWaitingPerClient: 50,
+      wakeups: 'auto', resyncMs: 5_000, maxWaiting: 5000, maxWaitingPerClient: 50,
     });
     expect(resolved.limits).toEqual({ bodyBytes: 1024 * 1024, maxJsonDepth: 64 });
-    expect(resolved.talk).toMatchObject({ maxStreams: 1000, maxStreamsPerClient: 50 });
+    expect(resolved.talk).toMatchObject({ maxStreams: 5000, maxStreamsPerClient: 50 });
     expect(resolved).toMatchObject({ rateLimit: false, shutdownGraceMs: 10_000, storage: { requireSynchronousCommit: false } });
     expect(resolved.cors).toBeUndefined();
     expect(resolved.catalogCacheControl).toBe('public, max-age=60');

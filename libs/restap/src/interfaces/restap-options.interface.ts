@@ -50,7 +50,10 @@ export interface RestapTalkOptions {
   heartbeatMs?: number;
   /** Time the handler may take for the whole reply, ms (504 / `error` event past it). @default 120000 */
   timeoutMs?: number;
-  /** SSE streams open at once on this instance; past it, 429 too_many_requests. @default 1000 */
+  /**
+   * SSE streams open at once on this instance; past it, 429 too_many_requests. An idle stream costs
+   * about 16 KB of RSS (README, "What an idle connection costs"): 5,000 are about 80 MB. @default 5000
+   */
   maxStreams?: number;
   /** SSE streams open at once per client (IP address, see `trust proxy`); past it, 429. @default 50 */
   maxStreamsPerClient?: number;
@@ -98,7 +101,10 @@ export interface RestapNewsOptions {
   wakeups?: 'auto' | 'in-process' | { listenUrl: string };
   /** Held polls re-read their feeds at this interval even without a wake-up (a NOTIFY can be lost), ms. @default 5000 */
   resyncMs?: number;
-  /** Polls held at once on this instance (`GET /news?wait=`); past it, 429 too_many_requests. @default 1000 */
+  /**
+   * Polls held at once on this instance (`GET /news?wait=`); past it, 429 too_many_requests. A held
+   * poll costs about 18 KB of RSS (README, "What an idle connection costs"): 5,000 are about 90 MB. @default 5000
+   */
   maxWaiting?: number;
   /** Polls held at once per client (IP address, see `trust proxy`); past it, 429. @default 50 */
   maxWaitingPerClient?: number;
