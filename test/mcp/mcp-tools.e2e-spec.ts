@@ -70,6 +70,23 @@ describe('MCP tools on a host app (guards, pipes, filters through the invoker)',
       expect(JSON.parse((answered.content as Array<{ text: string }>)[0].text)).toEqual({ id: 5, item: 'tea', quantity: 2, verbose: true });
     });
 
+    it('concurrent callers with different credentials each get their own answer: no headers shared between requests', async () => {
+      // Interleaved in flight: every tools/call is judged by its own request's headers, never another's.
+      const calls = Array.from({ length: 24 }, (_, i) => {
+        const withKey = i % 2 === 1;
+        return (withKey ? keyed : client).callTool({ name: 'orders_get', arguments: { id: i + 1 } }).then((result) => ({ withKey, i, result }));
+      });
+      for (const { withKey, i, result } of await Promise.all(calls)) {
+        if (withKey) {
+          expect(result.isError).toBeFalsy();
+          expect(JSON.parse((result.content as Array<{ text: string }>)[0].text)).toMatchObject({ id: i + 1 });
+        } else {
+          expect(result.isError).toBe(true);
+          expect(result._meta).toMatchObject({ 'io.restap/error': { error: 'unauthorized', status: 401 } });
+        }
+      }
+    });
+
     it('a ValidationPipe or schema refusal and a thrown error are tool errors, the internal message never shown', async () => {
       const invalid = await client.callTool({ name: 'orders_create', arguments: { item: 'tea', quantity: 99 } });
       expect(invalid.isError).toBe(true);
