@@ -6,7 +6,11 @@ import { currentCall } from './mcp-call.context';
 import { toolSchema } from './mcp-schemas';
 
 /** One registration on a request's server, built once per process: configs, schemas and handlers are shared by every server. */
-export type McpRegistration = (server: McpServer) => void;
+export interface McpRegistration {
+  /** The tool it registers, if it is a tool. */
+  readonly tool?: string;
+  readonly register: (server: McpServer) => void;
+}
 
 /** `_meta` key naming the capability behind a tool (tool names cannot hold its dots everywhere). */
 export const CAPABILITY_META_KEY = 'io.restap/capability';
@@ -35,7 +39,7 @@ export function capabilityToolRegistrations(tools: CapabilityTools): McpRegistra
     const structured = outputSchema !== undefined;
     const handler = async (args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> =>
       toToolResult(await tools.call(tool.name, args ?? {}, currentCall().caller, ctx.mcpReq.signal), structured);
-    return (server: McpServer) => void server.registerTool(tool.name, config, handler);
+    return { tool: tool.name, register: (server: McpServer) => void server.registerTool(tool.name, config, handler) };
   });
 }
 

@@ -37,9 +37,9 @@ export function newsRegistrations(news: NewsService, options: ResolvedRestapOpti
     return json(uri.href, { items: page.items, timestamp: page.timestamp, has_more: page.hasMore });
   };
   return [
-    (server) => void server.registerResource('news', NEWS_URI, newestConfig, readNewest),
+    { register: (server) => void server.registerResource('news', NEWS_URI, newestConfig, readNewest) },
     // A template instance holds only its parsed URI template: one per server, as the SDK expects.
-    (server) => void server.registerResource('news-since', new ResourceTemplate(NEWS_PAGE_TEMPLATE, { list: undefined }), pageConfig, readPage),
+    { register: (server) => void server.registerResource('news-since', new ResourceTemplate(NEWS_PAGE_TEMPLATE, { list: undefined }), pageConfig, readPage) },
     newsPostRegistration(news, options),
   ];
 }
@@ -74,7 +74,7 @@ function newsPostRegistration(news: NewsService, options: ResolvedRestapOptions)
       return toolError(body.message, body.error, status);
     }
   };
-  return (server) => void server.registerTool(NEWS_POST_TOOL, config, handler);
+  return { tool: NEWS_POST_TOOL, register: (server) => void server.registerTool(NEWS_POST_TOOL, config, handler) };
 }
 
 /** The session a news read addresses (the current request's); session scope without one is refused like GET /news (missing_session_id). */

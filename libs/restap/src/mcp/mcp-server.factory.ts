@@ -33,9 +33,16 @@ export class McpServerFactory {
     private readonly news: NewsService,
   ) {}
 
-  private registrations?: McpRegistration[];
+  private surface?: { all: McpRegistration[]; tools: Map<string, McpRegistration> };
 
-  create(era: 'legacy' | 'modern'): McpServer {
+  /**
+   * `request` is the HTTP request being served, when the SDK gives it. A 2026-07-28 `tools/call`
+   * names its tool in the `Mcp-Method` and `Mcp-Name` headers, which the SDK has checked against
+   * the body before it asks for a server: that server gets only the named tool, since nothing
+   * else can be reached in the exchange (per-request registration cost then does not grow with
+   * the catalog). Everything else gets the whole surface.
+   */
+  create(era: 'legacy' | 'modern', request?: Request): McpServer {
     const { agent, news } = this.options;
     const withNews = news.enabled;
     const server = new McpServer(
@@ -45,17 +52,27 @@ export class McpServerFactory {
         capabilities: { tools: {}, ...(withNews ? { resources: { subscribe: era === 'modern' } } : {}) },
       },
     );
-    for (const register of (this.registrations ??= this.build())) register(server);
+    const surface = (this.surface ??= this.build());
+    const only = era === 'modern' ? calledTool(request) : undefined;
+    const one = only === undefined ? undefined : surface.tools.get(only);
+    for (const registration of one ? [one] : surface.all) registration.register(server);
     return server;
   }
 
   /** Built on the first request, after bootstrap has registered every capability and the talk handler. */
-  private build(): McpRegistration[] {
+  private build(): { all: McpRegistration[]; tools: Map<string, McpRegistration> } {
     const { talk, news } = this.options;
-    return [
+    const all = [
       ...capabilityToolRegistrations(this.tools),
       ...(talk.enabled && this.registry.getTalkHandler() ? [talkToolRegistration(this.talk, this.options)] : []),
       ...(news.enabled ? newsRegistrations(this.news, this.options) : []),
     ];
+    return { all, tools: new Map(all.flatMap((r) => (r.tool === undefined ? [] : [[r.tool, r] as const]))) };
   }
+}
+
+/** The tool a 2026-07-28 `tools/call` names in its standard headers (validated against the body by the SDK). */
+function calledTool(request: Request | undefined): string | undefined {
+  if (request?.headers.get('mcp-method') !== 'tools/call') return undefined;
+  return request.headers.get('mcp-name') ?? undefined;
 }

@@ -57,7 +57,7 @@ export function talkToolRegistration(talk: TalkService, options: ResolvedRestapO
     annotations: { title: options.talk.title, readOnlyHint: false, openWorldHint: true },
   };
   const handler = (args: { message: string; session_id?: string }, ctx: ServerContext): Promise<CallToolResult> => runTurn(talk, args, currentCall().caller, ctx);
-  return (server: McpServer) => void server.registerTool(TALK_TOOL, config, handler);
+  return { tool: TALK_TOOL, register: (server: McpServer) => void server.registerTool(TALK_TOOL, config, handler) };
 }
 
 async function runTurn(talk: TalkService, args: { message: string; session_id?: string }, caller: RestapCaller, ctx: ServerContext): Promise<CallToolResult> {
