@@ -8,7 +8,9 @@
  * The built sample runs under callgrind with instrumentation off; after WARM requests (JIT warm-up)
  * it is switched on for N requests at C connections, then the counts are dumped and summed.
  * Scenarios: live (GET /health/live), news (POST /news), news-get (GET /news?since=0&limit=10), talk (POST /talk JSON), catalog,
- * mcp (an MCP tools/call of text_echo on /mcp; its answer is checked, not only its status).
+ * mcp (an MCP tools/call of text_echo on /mcp; its answer is checked, not only its status),
+ * echo (POST /text/echo with the same text: the HTTP baseline the mcp figure is judged against, <= 1.3x),
+ * mcp-discover (an MCP server/discover: the SDK's per-request floor, no tool behind it).
  *
  * Env: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a fresh database
  * restap_instructions is made in it), N (1000), C (4), WARM (1500). Loopback only.
@@ -35,6 +37,15 @@ const SCENARIOS = {
   'news-get': { path: '/news?since=0&limit=10' },
   // One MCP tools/call of text_echo (2026-07-28, stateless: one POST, no initialize), as the bench's doors row sends it.
   mcp: REQUESTS.mcpEcho,
+  // POST /text/echo with the body the mcp scenario's call echoes: the HTTP baseline of the MCP ratio.
+  echo: REQUESTS.httpEcho,
+  // An MCP server/discover (2026-07-28 has no ping): the SDK's per-request cost with no tool behind it (a server with the whole surface is still built).
+  'mcp-discover': {
+    ...REQUESTS.mcpEcho,
+    headers: Object.fromEntries(Object.entries({ ...REQUESTS.mcpEcho.headers, 'mcp-method': 'server/discover' }).filter(([name]) => name !== 'mcp-name')),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: JSON.parse(REQUESTS.mcpEcho.body).params._meta } }),
+    verify: (body) => body.includes('"supportedVersions"') && !body.includes('"error"'),
+  },
 };
 
 async function drive(url, scenario, count) {

@@ -27,6 +27,27 @@ describe('MCP tools on a host app (guards, pipes, filters through the invoker)',
     expect(warning).toMatch(/'orders\.create'.*output class OrderDto.*@ApiProperty\(\)/);
   });
 
+  it('a 2026-07-28 tools/call whose Mcp-Name header names another tool than its body is refused, not served', async () => {
+    // The door's server for a tools/call holds only the tool the headers name: the SDK must refuse a header the body contradicts.
+    const call = (name: string, header: string) =>
+      fetch(`${app.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': header, 'x-api-key': FIXTURE_API_KEY },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name, arguments: { id: 5 }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+        }),
+      });
+    const served = await call('orders_get', 'orders_get');
+    expect(served.status).toBe(200);
+    expect(await served.text()).toContain('tea');
+    const refused = await call('orders_get', 'orders_create');
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ jsonrpc: '2.0', id: 7, error: { message: expect.stringContaining('Mcp-Name') } });
+  });
+
   describe.each(CLIENT_KINDS)('%s client', (kind) => {
     let client: AnyClient;
     let keyed: AnyClient;
@@ -68,6 +89,23 @@ describe('MCP tools on a host app (guards, pipes, filters through the invoker)',
       const answered = await keyed.callTool({ name: 'orders_get', arguments: { id: 5, verbose: 'true' } });
       expect(answered.isError).toBeFalsy();
       expect(JSON.parse((answered.content as Array<{ text: string }>)[0].text)).toEqual({ id: 5, item: 'tea', quantity: 2, verbose: true });
+    });
+
+    it('concurrent callers with different credentials each get their own answer: no headers shared between requests', async () => {
+      // Interleaved in flight: every tools/call is judged by its own request's headers, never another's.
+      const calls = Array.from({ length: 24 }, (_, i) => {
+        const withKey = i % 2 === 1;
+        return (withKey ? keyed : client).callTool({ name: 'orders_get', arguments: { id: i + 1 } }).then((result) => ({ withKey, i, result }));
+      });
+      for (const { withKey, i, result } of await Promise.all(calls)) {
+        if (withKey) {
+          expect(result.isError).toBeFalsy();
+          expect(JSON.parse((result.content as Array<{ text: string }>)[0].text)).toMatchObject({ id: i + 1 });
+        } else {
+          expect(result.isError).toBe(true);
+          expect(result._meta).toMatchObject({ 'io.restap/error': { error: 'unauthorized', status: 401 } });
+        }
+      }
     });
 
     it('a ValidationPipe or schema refusal and a thrown error are tool errors, the internal message never shown', async () => {

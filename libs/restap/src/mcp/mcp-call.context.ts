@@ -15,3 +15,13 @@ export interface McpCall {
  * the SDK's handler instead of smuggling headers through `authInfo` (which is for verified tokens).
  */
 export const mcpCalls = new AsyncLocalStorage<McpCall>();
+
+/**
+ * The call of the request being served, read when a handler runs: the tools, resources and their
+ * handlers are built once per process and registered on each request's server, so the caller is
+ * looked up here at call time instead of being closed over per request.
+ */
+export function currentCall(): McpCall {
+  // No call bound (never on the door's path): a caller without headers, judged by the host's guards as anonymous.
+  return mcpCalls.getStore() ?? { caller: { headers: {} } };
+}

@@ -1,9 +1,16 @@
-import { type CallToolResult, type McpServer } from '@modelcontextprotocol/server';
+import { type CallToolResult, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import type { JsonSchema } from '../interfaces/catalog.interface';
 import type { CapabilityTools, ToolDefinition } from '../core/tools/capability-tools';
 import type { InvocationResult } from '../core/invoker/invocation-result';
-import type { RestapCaller } from '../core/caller';
+import { currentCall } from './mcp-call.context';
 import { toolSchema } from './mcp-schemas';
+
+/** One registration on a request's server, built once per process: configs, schemas and handlers are shared by every server. */
+export interface McpRegistration {
+  /** The tool it registers, if it is a tool. */
+  readonly tool?: string;
+  readonly register: (server: McpServer) => void;
+}
 
 /** `_meta` key naming the capability behind a tool (tool names cannot hold its dots everywhere). */
 export const CAPABILITY_META_KEY = 'io.restap/capability';
@@ -14,25 +21,26 @@ export const ERROR_META_KEY = 'io.restap/error';
  * One MCP tool per capability offered as a tool: the discovery schemas as they are (JSON Schema
  * 2020-12, `$defs`, no `$schema`), `readOnlyHint` for GET, the title, and the capability id in
  * `_meta`. A call goes through `CapabilityTools` (the invoker: the host's guards with the
- * caller's headers, pipes, interceptors, filters). A refusal or failure is a tool result with
- * `isError: true` and the route's message, never a JSON-RPC error and never a stack.
+ * caller's headers — the current request's, read when the call runs — pipes, interceptors,
+ * filters). A refusal or failure is a tool result with `isError: true` and the route's message,
+ * never a JSON-RPC error and never a stack. Built once: each request's server only registers them.
  */
-export function registerCapabilityTools(server: McpServer, tools: CapabilityTools, caller: RestapCaller): void {
-  for (const tool of tools.list()) {
+export function capabilityToolRegistrations(tools: CapabilityTools): McpRegistration[] {
+  return tools.list().map((tool) => {
     const outputSchema = objectSchema(tool.outputSchema);
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        ...(tool.description ? { description: tool.description } : {}),
-        inputSchema: toolSchema<Record<string, unknown>>(tool.inputSchema),
-        ...(outputSchema ? { outputSchema: toolSchema<Record<string, unknown>>(outputSchema) } : {}),
-        annotations: annotationsOf(tool),
-        _meta: { [CAPABILITY_META_KEY]: tool.capabilityId },
-      },
-      async (args, ctx) => toToolResult(await tools.call(tool.name, args ?? {}, caller, ctx.mcpReq.signal), outputSchema !== undefined),
-    );
-  }
+    const config = {
+      title: tool.title,
+      ...(tool.description ? { description: tool.description } : {}),
+      inputSchema: toolSchema<Record<string, unknown>>(tool.inputSchema),
+      ...(outputSchema ? { outputSchema: toolSchema<Record<string, unknown>>(outputSchema) } : {}),
+      annotations: annotationsOf(tool),
+      _meta: { [CAPABILITY_META_KEY]: tool.capabilityId },
+    };
+    const structured = outputSchema !== undefined;
+    const handler = async (args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> =>
+      toToolResult(await tools.call(tool.name, args ?? {}, currentCall().caller, ctx.mcpReq.signal), structured);
+    return { tool: tool.name, register: (server: McpServer) => void server.registerTool(tool.name, config, handler) };
+  });
 }
 
 /** Hints only: a GET capability reads; nothing else is claimed (the host knows its side effects). */

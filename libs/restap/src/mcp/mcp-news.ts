@@ -5,8 +5,8 @@ import type { ResolvedRestapOptions } from '../interfaces/restap-options.interfa
 import type { NewsService } from '../core/news/news.service';
 import { parseSessionId } from '../sessions/session-id';
 import { SESSION_ID_PATTERN } from '../restap.constants';
-import { toolError } from './mcp-capability.tools';
-import type { McpCall } from './mcp-call.context';
+import { toolError, type McpRegistration } from './mcp-capability.tools';
+import { currentCall } from './mcp-call.context';
 import { toolSchema } from './mcp-schemas';
 
 /** The news feed as a resource: the newest items (scoped like GET /news). */
@@ -21,33 +21,30 @@ export const NEWS_POST_TOOL = 'news_post';
  * from), both as JSON text and scoped like GET /news: in session scope the session comes from the
  * Restap-Session-Id header — never from the URI, where a secret would be logged and cached. The
  * `news_post` tool stores an item as POST /news does and only acknowledges it: the agent never
- * replies to news.
+ * replies to news. Built once; the session is the current request's, read when a handler runs.
  */
-export function registerNews(server: McpServer, news: NewsService, options: ResolvedRestapOptions, call: McpCall): void {
+export function newsRegistrations(news: NewsService, options: ResolvedRestapOptions): McpRegistration[] {
   const scope = options.news.scope;
   const sessionNote = scope === 'session' ? ' This agent keeps news per session: send the Restap-Session-Id header.' : '';
   // Items change with every post: a 2026-07-28 client must not serve a read from its cache.
   const cacheHint = { ttlMs: 0, cacheScope: 'private' as const };
-  server.registerResource(
-    'news',
-    NEWS_URI,
-    { title: 'News', description: `The newest news items (informational: the agent never replies to them), oldest first.${sessionNote}`, mimeType: 'application/json', cacheHint },
-    async (uri) => json(uri.href, { items: await news.forTalk(newsSession(call, scope)) }),
-  );
-  server.registerResource(
-    'news-since',
-    new ResourceTemplate(NEWS_PAGE_TEMPLATE, { list: undefined }),
-    { title: 'News since a cursor', description: `News items newer than since (ms), oldest first, with the timestamp to read from next.${sessionNote}`, mimeType: 'application/json', cacheHint },
-    async (uri, variables) => {
-      const since = parseSince(variables.since);
-      const page = await news.readItems({ sessionId: newsSession(call, scope), since, limit: options.news.defaultLimit });
-      return json(uri.href, { items: page.items, timestamp: page.timestamp, has_more: page.hasMore });
-    },
-  );
-  registerNewsPost(server, news, options, call);
+  const newestConfig = { title: 'News', description: `The newest news items (informational: the agent never replies to them), oldest first.${sessionNote}`, mimeType: 'application/json', cacheHint };
+  const readNewest = async (uri: URL): Promise<ReadResourceResult> => json(uri.href, { items: await news.forTalk(newsSession(scope)) });
+  const pageConfig = { title: 'News since a cursor', description: `News items newer than since (ms), oldest first, with the timestamp to read from next.${sessionNote}`, mimeType: 'application/json', cacheHint };
+  const readPage = async (uri: URL, variables: Record<string, string | string[]>): Promise<ReadResourceResult> => {
+    const since = parseSince(variables.since);
+    const page = await news.readItems({ sessionId: newsSession(scope), since, limit: options.news.defaultLimit });
+    return json(uri.href, { items: page.items, timestamp: page.timestamp, has_more: page.hasMore });
+  };
+  return [
+    { register: (server) => void server.registerResource('news', NEWS_URI, newestConfig, readNewest) },
+    // A template instance holds only its parsed URI template: one per server, as the SDK expects.
+    { register: (server) => void server.registerResource('news-since', new ResourceTemplate(NEWS_PAGE_TEMPLATE, { list: undefined }), pageConfig, readPage) },
+    newsPostRegistration(news, options),
+  ];
 }
 
-function registerNewsPost(server: McpServer, news: NewsService, options: ResolvedRestapOptions, call: McpCall): void {
+function newsPostRegistration(news: NewsService, options: ResolvedRestapOptions): McpRegistration {
   const input = {
     type: 'object',
     properties: {
@@ -60,30 +57,29 @@ function registerNewsPost(server: McpServer, news: NewsService, options: Resolve
     },
     required: ['type'],
   };
-  server.registerTool(
-    NEWS_POST_TOOL,
-    {
-      title: 'Send news to the agent',
-      description: 'Stores a message for the agent (a reply from another agent, a job result). The agent may act on it but never replies: the answer is only an acknowledgement.',
-      inputSchema: toolSchema<Record<string, unknown>>(input),
-      annotations: { title: 'Send news to the agent', readOnlyHint: false, destructiveHint: false, idempotentHint: false },
-    },
-    async (args): Promise<CallToolResult> => {
-      try {
-        const { session_id: given, ...body } = args;
-        const sessionId = given === undefined ? call.sessionId : parseSessionId(given);
-        const ack = await news.receive({ body, sessionId, idempotencyKey: undefined });
-        return { content: [{ type: 'text', text: JSON.stringify(ack) }], structuredContent: { ...ack } };
-      } catch (error) {
-        const { status, body } = toErrorBody(error);
-        return toolError(body.message, body.error, status);
-      }
-    },
-  );
+  const config = {
+    title: 'Send news to the agent',
+    description: 'Stores a message for the agent (a reply from another agent, a job result). The agent may act on it but never replies: the answer is only an acknowledgement.',
+    inputSchema: toolSchema<Record<string, unknown>>(input),
+    annotations: { title: 'Send news to the agent', readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  };
+  const handler = async (args: Record<string, unknown>): Promise<CallToolResult> => {
+    try {
+      const { session_id: given, ...body } = args;
+      const sessionId = given === undefined ? currentCall().sessionId : parseSessionId(given);
+      const ack = await news.receive({ body, sessionId, idempotencyKey: undefined });
+      return { content: [{ type: 'text', text: JSON.stringify(ack) }], structuredContent: { ...ack } };
+    } catch (error) {
+      const { status, body } = toErrorBody(error);
+      return toolError(body.message, body.error, status);
+    }
+  };
+  return { tool: NEWS_POST_TOOL, register: (server) => void server.registerTool(NEWS_POST_TOOL, config, handler) };
 }
 
-/** The session a news read addresses; session scope without one is refused like GET /news (missing_session_id). */
-function newsSession(call: McpCall, scope: 'global' | 'session'): string | undefined {
+/** The session a news read addresses (the current request's); session scope without one is refused like GET /news (missing_session_id). */
+function newsSession(scope: 'global' | 'session'): string | undefined {
+  const call = currentCall();
   if (call.sessionId === undefined && scope === 'session') {
     // A read has no tool result to carry a refusal: it is the read's JSON-RPC error, saying what to send.
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'missing_session_id: this agent keeps news per session: send the Restap-Session-Id header.', { error: 'missing_session_id' });

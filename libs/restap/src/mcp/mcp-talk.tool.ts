@@ -6,7 +6,8 @@ import { SESSION_ID_PATTERN } from '../restap.constants';
 import { parseSessionId } from '../sessions/session-id';
 import type { TalkService } from '../core/talk/talk.service';
 import type { RestapCaller } from '../core/caller';
-import { toolError } from './mcp-capability.tools';
+import { toolError, type McpRegistration } from './mcp-capability.tools';
+import { currentCall } from './mcp-call.context';
 import { toolSchema } from './mcp-schemas';
 
 export const TALK_TOOL = 'talk';
@@ -25,8 +26,9 @@ interface TalkToolOutput {
  * carries a `progressToken`, each text delta is sent at once as `notifications/progress` with the
  * text in `message` (progress counts the characters so far), so a client can show the reply as it
  * is written. The client cancelling the call (or leaving) stops the turn, stored as aborted.
+ * Built once; the caller is the current request's, read when the call runs.
  */
-export function registerTalkTool(server: McpServer, talk: TalkService, options: ResolvedRestapOptions, caller: RestapCaller): void {
+export function talkToolRegistration(talk: TalkService, options: ResolvedRestapOptions): McpRegistration {
   const { maxMessageLength, sessions } = options.talk;
   const input = {
     type: 'object',
@@ -47,17 +49,15 @@ export function registerTalkTool(server: McpServer, talk: TalkService, options: 
     },
     required: ['reply', 'message_id'],
   };
-  server.registerTool(
-    TALK_TOOL,
-    {
-      title: options.talk.title,
-      description: `${options.talk.description}. Answers {reply, session_id}; send session_id back to continue the conversation.`,
-      inputSchema: toolSchema<{ message: string; session_id?: string }>(input),
-      outputSchema: toolSchema<TalkToolOutput>(output),
-      annotations: { title: options.talk.title, readOnlyHint: false, openWorldHint: true },
-    },
-    (args, ctx) => runTurn(talk, args, caller, ctx),
-  );
+  const config = {
+    title: options.talk.title,
+    description: `${options.talk.description}. Answers {reply, session_id}; send session_id back to continue the conversation.`,
+    inputSchema: toolSchema<{ message: string; session_id?: string }>(input),
+    outputSchema: toolSchema<TalkToolOutput>(output),
+    annotations: { title: options.talk.title, readOnlyHint: false, openWorldHint: true },
+  };
+  const handler = (args: { message: string; session_id?: string }, ctx: ServerContext): Promise<CallToolResult> => runTurn(talk, args, currentCall().caller, ctx);
+  return { tool: TALK_TOOL, register: (server: McpServer) => void server.registerTool(TALK_TOOL, config, handler) };
 }
 
 async function runTurn(talk: TalkService, args: { message: string; session_id?: string }, caller: RestapCaller, ctx: ServerContext): Promise<CallToolResult> {

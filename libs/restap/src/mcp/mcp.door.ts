@@ -63,7 +63,7 @@ export class McpDoor implements OnApplicationBootstrap, OnApplicationShutdown {
 
   onApplicationBootstrap(): void {
     if (!this.options.mcp.enabled) return;
-    const handler = createMcpHandler(({ era }) => this.factory.create(era, mcpCalls.getStore() ?? { caller: { headers: {} } }), {
+    const handler = createMcpHandler(({ era, requestInfo }) => this.factory.create(era, requestInfo), {
       onerror: (error) => this.logger.warn(`MCP: ${error.name}: ${error.message}`),
       maxRequestBodySize: this.options.limits.bodyBytes,
     });
