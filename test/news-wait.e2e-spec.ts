@@ -1,4 +1,7 @@
-import { NewsWakeups } from 'nestjs-restap';
+import { NewsStore, NewsWakeups } from 'nestjs-restap';
+import { feedOf } from 'nestjs-restap/core/news/news-feed';
+import { GLOBAL_SEQUENCE } from 'nestjs-restap/persistence/news.store';
+import { DataSource } from 'typeorm';
 import { NewsWaits } from 'nestjs-restap/core/news/news-waits';
 import { createTestDatabase, usingServer, type TestDatabase } from './support/test-database';
 import { getNews, newSessionId, postNews, type WireNewsPage } from './fixtures/news-http';
@@ -227,5 +230,40 @@ describe('GET /news?wait=N (issue 18) — graceful shutdown', () => {
     const ack = await postNews(r.a.url, { type: 'after', message: 'shutdown' });
     const next = await getNews(r.a.url, { since: pages[0].json.timestamp, wait: 5 });
     expect(next.json.items.map((i) => i.news_id)).toEqual([ack.json.news_id]);
+  });
+});
+
+describe('GET /news?wait=N (issue 19) — the resync timer finds items whose wake-up was lost', () => {
+  const r = useReplicas({ news: { resyncMs: 200 } });
+
+  it('an item written without a NOTIFY answers its feed\'s held poll on the next tick; in global scope the other held feeds are not re-read', async () => {
+    const [sa, sb] = [newSessionId(), newSessionId()];
+    const since = await cursorOf(r.a.url);
+    const store = r.a.app.get(NewsStore);
+    const reads: Array<string | undefined> = [];
+    const page = store.page.bind(store);
+    const spy = jest.spyOn(store, 'page').mockImplementation((query) => (reads.push(query.feed), page(query)));
+    try {
+      const heldA = getNews(r.a.url, { since, wait: 10 }, { 'Restap-Session-Id': sa });
+      const heldB = getNews(r.a.url, { since, wait: 3 }, { 'Restap-Session-Id': sb });
+      await until(() => r.a.app.get(NewsWaits).held === 2);
+      reads.length = 0; // from here on, only wake-up reads
+      // A third session's item moves the global sequence past B's cursor (and is woken by its NOTIFY).
+      await postNews(r.b.url, { type: 'elsewhere', message: 'moves the global watermark' }, { 'Restap-Session-Id': newSessionId() });
+      // Written around the module: no NOTIFY, only the resync timer can find it.
+      const [row] = (await r.a.app.get(DataSource).query(
+        `WITH s AS (UPDATE restap_news_sequences SET last_ts = last_ts + 1 WHERE sequence = $2 RETURNING last_ts)
+         INSERT INTO restap_news (feed, ts, type, body) SELECT $1, s.last_ts, 'lost', '{"type":"lost","message":"no wake-up"}' FROM s RETURNING ts`,
+        [feedOf(sa), GLOBAL_SEQUENCE],
+      )) as Array<{ ts: string }>;
+      const pageA = await heldA;
+      expect(pageA.json.items.map((i) => [i.type, i.timestamp])).toEqual([['lost', Number(row.ts)]]);
+      await new Promise((resolve) => setTimeout(resolve, 1_000)); // five more ticks
+      expect(reads.filter((feed) => feed === feedOf(sb))).toEqual([]);
+      const pageB = await heldB;
+      expect(pageB.json.items).toEqual([]);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

@@ -86,4 +86,14 @@ export abstract class NewsStore {
   watermarks(_sequences: string[]): Promise<Map<string, number> | undefined> {
     return Promise.resolve(undefined);
   }
+
+  /**
+   * Which of the given feeds hold an item with `ts > since` (each feed its own `since`), in one
+   * statement. Held polls check it on the slow timer: in global scope one sequence spans every
+   * feed, so its watermark moves with any feed's item and cannot tell which feeds have news.
+   * A store without it (undefined) makes them fall back to `watermarks`.
+   */
+  fresh(_feeds: ReadonlyArray<{ feed: string; since: number }>): Promise<Set<string> | undefined> {
+    return Promise.resolve(undefined);
+  }
 }

@@ -137,22 +137,34 @@ export class NewsWaits implements OnModuleInit, OnModuleDestroy, BeforeApplicati
   }
 
   /**
-   * Hints may have been lost (listener reconnected, slow timer): one statement reads the
-   * watermark of every sequence polls are held on, and each feed whose sequence moved past its
-   * polls' cursor is read once.
+   * Hints may have been lost (listener reconnected, slow timer). One statement finds the held
+   * feeds that have an item past their polls' cursor, and only those are read (once each). Not
+   * the sequence watermark: in global scope one sequence spans every feed, so it moves with any
+   * feed's item and would have every held feed read at each tick (1,000 reads at once for 1,000
+   * held sessions, which queued the wake-ups behind them). Polls held on every feed (global scope,
+   * no session) compare the global watermark, which is exact for them.
    */
   private async resync(): Promise<void> {
     if (!this.feeds.size || this.closing) return;
-    const sequences = [...new Set([...this.feeds.values()].map((w) => w.sequence))];
+    const held = [...this.feeds].filter(([, w]) => w.polls.size);
+    const perFeed = held.filter(([key]) => key !== ALL_FEEDS).map(([, w]) => ({ feed: w.feed as string, since: w.cursor }));
+    let fresh: Set<string> | undefined;
     let marks: Map<string, number> | undefined;
     try {
-      marks = await this.store.watermarks(sequences);
+      fresh = perFeed.length ? await this.store.fresh(perFeed) : new Set();
+      const byMark = held.filter(([key]) => key === ALL_FEEDS || fresh === undefined).map(([, w]) => w.sequence);
+      if (byMark.length) marks = await this.store.watermarks([...new Set(byMark)]);
     } catch {
       return; // storage down: the next tick tries again; held polls answer on their timeout
     }
-    for (const [key, waiters] of this.feeds) {
+    for (const [key, waiters] of held) {
+      if (!waiters.polls.size) continue;
+      if (key !== ALL_FEEDS && fresh !== undefined) {
+        if (fresh.has(key)) this.wake(key, waiters);
+        continue;
+      }
       const mark = marks?.get(waiters.sequence);
-      if (waiters.polls.size && (marks === undefined || (mark !== undefined && mark > waiters.cursor))) this.wake(key, waiters);
+      if (marks === undefined || (mark !== undefined && mark > waiters.cursor)) this.wake(key, waiters);
     }
   }
 
