@@ -4,7 +4,8 @@
  * /text/echo, A2A SendMessage vs a /talk JSON turn, a talk turn with one tool call beside a plain
  * turn plus the capability over HTTP), printed, not written to BENCHMARKS.md — e.g. a quick check:
  *   BENCH_SKIP_BUILD=1 BENCH_SECONDS=2 BENCH_ROUNDS=1 node bench/doors.js
- * Env: BENCH_DATABASE_URL, BENCH_SKIP_BUILD=1, BENCH_SECONDS (5), BENCH_ROUNDS (3).
+ * Env: BENCH_DATABASE_URL, BENCH_SKIP_BUILD=1, BENCH_SECONDS (5), BENCH_ROUNDS (3),
+ * BENCH_DOORS (rows to run, comma-separated among mcp, a2a, tools; default all), e.g. BENCH_DOORS=a2a.
  */
 const { execSync } = require('node:child_process');
 const path = require('node:path');
@@ -26,6 +27,7 @@ async function main() {
       seconds: Number(process.env.BENCH_SECONDS) || 5,
       rounds: Number(process.env.BENCH_ROUNDS) || 3,
       connections: 16,
+      only: process.env.BENCH_DOORS ? process.env.BENCH_DOORS.split(',').map((row) => row.trim()) : undefined,
       record: (scenario, figure, baseline, ratio, target, pass, note) => {
         if (!pass) missed++;
         console.log(`${pass ? 'PASS' : 'MISS'}  ${scenario}: ${figure} vs ${baseline} = ${ratio} (target ${target}) — ${note}`);

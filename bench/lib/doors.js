@@ -85,33 +85,39 @@ async function warm(agent, requests, opts) {
  * Measures the three rows and hands each to `record(scenario, figure, baseline, ratio, target, pass, note)`.
  * `agent` is the bench agent (RESTAP_BENCH=1); the model-backed agent is started here on `databaseUrl`.
  */
-async function doorScenarios({ agent, databaseUrl, seconds, rounds, connections, record }) {
+async function doorScenarios({ agent, databaseUrl, seconds, rounds, connections, record, only }) {
   const opts = { seconds, connections };
   const { httpEcho, mcpEcho, talk, a2aSend, plainTurn, toolTurn } = REQUESTS;
-  await warm(agent, [httpEcho, mcpEcho, talk, a2aSend], opts);
+  const runs = (row) => !only || only.includes(row);
+  await warm(agent, [...(runs('mcp') ? [httpEcho, mcpEcho] : []), ...(runs('a2a') ? [talk, a2aSend] : [])], opts);
 
-  const mcp = await cpuPaired(rounds, () => cpuLoad(agent, httpEcho, opts), () => cpuLoad(agent, mcpEcho, opts));
-  record(
-    'MCP tools/call text_echo (2026-07-28, stateless JSON)',
-    `agent CPU ${fmt(mcp.run.cpuPerReq, 3)} ms/req`,
-    `POST /text/echo over HTTP ${fmt(mcp.base.cpuPerReq, 3)} ms/req`,
-    `${fmt(mcp.ratio, 2)}x`,
-    '<= 1.3x CPU',
-    mcp.ratio <= 1.3 && !failures(mcp.run) && !failures(mcp.base),
-    `${fmt(mcp.run.rps)} vs ${fmt(mcp.base.rps)} req/s; errors ${failures(mcp.run)} vs ${failures(mcp.base)} (non-2xx or wrong answer included); CPU ratio per round ${mcp.ratios}`,
-  );
+  if (runs('mcp')) {
+    const mcp = await cpuPaired(rounds, () => cpuLoad(agent, httpEcho, opts), () => cpuLoad(agent, mcpEcho, opts));
+    record(
+      'MCP tools/call text_echo (2026-07-28, stateless JSON)',
+      `agent CPU ${fmt(mcp.run.cpuPerReq, 3)} ms/req`,
+      `POST /text/echo over HTTP ${fmt(mcp.base.cpuPerReq, 3)} ms/req`,
+      `${fmt(mcp.ratio, 2)}x`,
+      '<= 1.3x CPU',
+      mcp.ratio <= 1.3 && !failures(mcp.run) && !failures(mcp.base),
+      `${fmt(mcp.run.rps)} vs ${fmt(mcp.base.rps)} req/s; errors ${failures(mcp.run)} vs ${failures(mcp.base)} (non-2xx or wrong answer included); CPU ratio per round ${mcp.ratios}`,
+    );
+  }
 
-  const a2a = await cpuPaired(rounds, () => cpuLoad(agent, talk, opts), () => cpuLoad(agent, a2aSend, opts));
-  record(
-    'A2A SendMessage (JSON-RPC, A2A-Version 1.0)',
-    `agent CPU ${fmt(a2a.run.cpuPerReq, 3)} ms/req`,
-    `/talk JSON turn ${fmt(a2a.base.cpuPerReq, 3)} ms/req`,
-    `${fmt(a2a.ratio, 2)}x`,
-    '<= 1.3x CPU',
-    a2a.ratio <= 1.3 && !failures(a2a.run) && !failures(a2a.base),
-    `${fmt(a2a.run.rps)} vs ${fmt(a2a.base.rps)} req/s; errors ${failures(a2a.run)} vs ${failures(a2a.base)}; each send a new task (stored) answered by the bench responder; CPU ratio per round ${a2a.ratios}`,
-  );
+  if (runs('a2a')) {
+    const a2a = await cpuPaired(rounds, () => cpuLoad(agent, talk, opts), () => cpuLoad(agent, a2aSend, opts));
+    record(
+      'A2A SendMessage (JSON-RPC, A2A-Version 1.0)',
+      `agent CPU ${fmt(a2a.run.cpuPerReq, 3)} ms/req`,
+      `/talk JSON turn ${fmt(a2a.base.cpuPerReq, 3)} ms/req`,
+      `${fmt(a2a.ratio, 2)}x`,
+      '<= 1.3x CPU',
+      a2a.ratio <= 1.3 && !failures(a2a.run) && !failures(a2a.base),
+      `${fmt(a2a.run.rps)} vs ${fmt(a2a.base.rps)} req/s; errors ${failures(a2a.run)} vs ${failures(a2a.base)}; each send a new task (stored) answered by the bench responder; CPU ratio per round ${a2a.ratios}`,
+    );
+  }
 
+  if (!runs('tools')) return;
   const llm = await startFakeLlm();
   const modelAgent = await startAgent({
     port: 3800 + Math.floor(Math.random() * 90),
