@@ -158,7 +158,7 @@ export class A2aTaskStore implements TaskStore {
     if (entry && !entry.ownerHash.equals(caller.ownerHash)) entry = undefined; // not this writer's: the statement decides
     if (entry && !now) {
       entry.state = state;
-      entry.task = structuredClone(task);
+      entry.task = copyTask(task);
       this.flushLater(entry);
       return;
     }
@@ -167,7 +167,7 @@ export class A2aTaskStore implements TaskStore {
     if (context.state.get(NEW_TASK_STATE) === task.id) context.state.delete(NEW_TASK_STATE);
     const next: LiveTask = entry ?? { id: task.id, ownerHash: caller.ownerHash, contextHash: hashSessionId(task.contextId), box: caller.seal(task.contextId), state, task, written: Promise.resolve() };
     next.state = state;
-    next.task = final ? compactText(task) : structuredClone(task);
+    next.task = final ? compactText(task) : copyTask(task);
     if (final) this.live.delete(task.id);
     else this.live.set(task.id, next);
     if (unseen && !now) return this.flushLater(next);
@@ -186,7 +186,7 @@ export class A2aTaskStore implements TaskStore {
     if (live && (live.ownerHash.equals(caller.ownerHash) || known.some((id) => hashSessionId(id).equals(live.contextHash)))) {
       const contextId = live.task.contextId;
       const visible = known.includes(contextId) || (caller.isAuthenticated && live.ownerHash.equals(caller.ownerHash));
-      return { task: withContextId(structuredClone(live.task), visible ? contextId : ''), info: { runner: this.instanceId, updatedAt: new Date() } };
+      return { task: withContextId(copyTask(live.task), visible ? contextId : ''), info: { runner: this.instanceId, updatedAt: new Date() } };
     }
     if (context.state.get(NEW_TASK_STATE) === taskId) return undefined; // drawn for this request, not saved yet
     const [row] = await this.sql.query<TaskRow>(LOAD, [taskId, caller.ownerHash, known[0] ? hashSessionId(known[0]) : null]);
@@ -298,7 +298,7 @@ function knownContextIds(context: ServerCallContext, caller: A2aCaller): string[
  * per delta: adjacent plain text parts (no metadata, no filename, same media type) are joined.
  */
 function compactText(task: Task): Task {
-  const copy = structuredClone(task);
+  const copy = copyTask(task);
   for (const artifact of copy.artifacts ?? []) {
     const parts: Part[] = [];
     for (const part of artifact.parts) {
@@ -311,6 +311,26 @@ function compactText(task: Task): Task {
     }
     artifact.parts = parts;
   }
+  return copy;
+}
+
+/**
+ * A deep copy of a task. A task is JSON-shaped data (plain objects, arrays, strings, numbers, the
+ * bytes of a raw part), which a recursive copy takes in about a tenth of `structuredClone`'s time;
+ * anything else in it (a class instance in metadata) is copied by `structuredClone`.
+ */
+function copyTask(task: Task): Task {
+  return copyData(task) as Task;
+}
+
+function copyData(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyData);
+  if (ArrayBuffer.isView(value)) return structuredClone(value);
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return structuredClone(value);
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = copyData((value as Record<string, unknown>)[key]);
   return copy;
 }
 

@@ -15,8 +15,8 @@ import { capabilityCallOf, runCapability } from './capability.call';
 interface Running {
   turn?: OpenTurn;
   cancelled: boolean;
-  /** Aborts a capability call. */
-  abort: AbortController;
+  /** Aborts a capability call (made for capability calls only: a signal costs a conversation turn for nothing). */
+  abort?: AbortController;
 }
 
 /**
@@ -49,14 +49,14 @@ export class TalkExecutor implements AgentExecutor {
     if (!running) return;
     running.cancelled = true;
     running.turn?.stop('cancel');
-    running.abort.abort(new Error('The task was canceled.'));
+    running.abort?.abort(new Error('The task was canceled.'));
   };
 
   /** Never rejects: every outcome is published on the bus as the task's final status. */
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
     // A new task of a blocking send: no one but this request knows its id before the answer.
     const events = new TaskEvents(request, bus, !request.task && request.context.state.get(BLOCKING_SEND_STATE) === true);
-    const running: Running = { cancelled: false, abort: new AbortController() };
+    const running: Running = { cancelled: false };
     this.running.set(request.taskId, running);
     // The task store puts the context id back into what it loads for this request.
     request.context.state.set(CONTEXT_ID_STATE, request.contextId);
@@ -65,8 +65,13 @@ export class TalkExecutor implements AgentExecutor {
     try {
       events.start();
       const call = capabilityCallOf(request.userMessage.parts);
-      if (call) await runCapability(this.invoker, call, callerOf(request.context).caller, events, running.abort.signal);
-      else await this.converse(request, events, running);
+      if (call) {
+        running.abort = new AbortController();
+        if (running.cancelled) running.abort.abort(new Error('The task was canceled.'));
+        await runCapability(this.invoker, call, callerOf(request.context).caller, events, running.abort.signal);
+      } else {
+        await this.converse(request, events, running);
+      }
     } catch (error) {
       // A request the core refused (a 4xx: e.g. text it cannot store) is the client's; the rest is logged.
       const { status } = toErrorBody(error);
