@@ -5,7 +5,7 @@
  * turn plus the capability over HTTP), printed, not written to BENCHMARKS.md — e.g. a quick check:
  *   BENCH_SKIP_BUILD=1 BENCH_SECONDS=2 BENCH_ROUNDS=1 node bench/doors.js
  * Env: BENCH_DATABASE_URL, BENCH_SKIP_BUILD=1, BENCH_SECONDS (5), BENCH_ROUNDS (3),
- * BENCH_DOORS (comma-separated rows to run: mcp, a2a, tools; default all).
+ * BENCH_DOORS (rows to run, comma-separated among mcp, a2a, tools; default all), e.g. BENCH_DOORS=a2a.
  */
 const { execSync } = require('node:child_process');
 const path = require('node:path');

@@ -10,7 +10,9 @@
  * Scenarios: live (GET /health/live), news (POST /news), news-get (GET /news?since=0&limit=10), talk (POST /talk JSON), catalog,
  * mcp (an MCP tools/call of text_echo on /mcp; its answer is checked, not only its status),
  * echo (POST /text/echo with the same text: the HTTP baseline the mcp figure is judged against, <= 1.3x),
- * mcp-discover (an MCP server/discover: the SDK's per-request floor, no tool behind it).
+ * mcp-discover (an MCP server/discover: the SDK's per-request floor, no tool behind it),
+ * a2a (an A2A SendMessage on /a2a, answered by the talk handler; its answer is checked).
+ * Beside the instructions, the writing transactions per request (transaction ids the server handed out).
  *
  * Env: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a fresh database
  * restap_instructions is made in it), N (1000), C (4), WARM (1500). Loopback only.
@@ -19,6 +21,7 @@ const { execFileSync } = require('node:child_process');
 const { mkdtempSync, readdirSync, readFileSync, rmSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { Client } = require('pg');
 const db = require('./lib/db');
 const { startAgent } = require('./lib/server');
 const { REQUESTS } = require('./lib/doors');
@@ -46,6 +49,8 @@ const SCENARIOS = {
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: JSON.parse(REQUESTS.mcpEcho.body).params._meta } }),
     verify: (body) => body.includes('"supportedVersions"') && !body.includes('"error"'),
   },
+  // One A2A SendMessage (JSON-RPC, blocking, A2A-Version 1.0): a new task answered by the bench responder, as the doors row sends it.
+  a2a: REQUESTS.a2aSend,
 };
 
 async function drive(url, scenario, count) {
@@ -73,11 +78,14 @@ async function measure(name, databaseUrl) {
     startTimeoutMs: 180_000,
   });
   const control = (...args) => execFileSync('callgrind_control', [...args, String(agent.pid)], { env: { ...process.env, ...names }, stdio: 'ignore' });
+  let commits; // writing transactions during the counted requests
   try {
     await drive(agent.url, scenario, WARM);
+    const before = await writingTransactionId(databaseUrl);
     control('-i', 'on');
     await drive(agent.url, scenario, N);
     control('-i', 'off');
+    commits = (await writingTransactionId(databaseUrl)) - before - 1; // less the reading call's own id
     control('-d');
   } finally {
     await agent.stop();
@@ -89,7 +97,22 @@ async function measure(name, databaseUrl) {
   }
   rmSync(dir, { recursive: true, force: true });
   if (!total) throw new Error('callgrind recorded nothing (is callgrind_control able to reach the process?)');
-  return total / N;
+  return { instructions: total / N, commits: commits / N };
+}
+
+/**
+ * Transaction ids handed out so far on the server: one per transaction that writes (reads take
+ * none); this call takes one. Server-wide: run it while nothing else writes (the bench lock).
+ */
+async function writingTransactionId(url) {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query('SELECT pg_current_xact_id()::text::bigint AS n');
+    return Number(rows[0].n);
+  } finally {
+    await client.end();
+  }
 }
 
 async function main() {
@@ -97,8 +120,8 @@ async function main() {
   if (!names.length) throw new Error(`name scenarios: ${Object.keys(SCENARIOS).join(', ')}`);
   const database = await db.freshDatabase(SERVER, 'restap_instructions');
   for (const name of names) {
-    const perRequest = await measure(name, database.url);
-    console.log(`${name}: ${(perRequest / 1000).toFixed(1)} k instructions/request (${N} requests at ${C} connections after ${WARM} warm-up)`);
+    const { instructions, commits } = await measure(name, database.url);
+    console.log(`${name}: ${(instructions / 1000).toFixed(1)} k instructions/request, ${commits.toFixed(2)} writing transactions/request (${N} requests at ${C} connections after ${WARM} warm-up)`);
   }
 }
 

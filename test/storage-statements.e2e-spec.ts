@@ -9,6 +9,10 @@ import { RESTAP_OPTIONS } from '../libs/restap/src/restap.constants';
 import type { ResolvedRestapOptions } from '../libs/restap/src/interfaces/restap-options.interface';
 import { isStorageError } from '../libs/restap/src/persistence/storage-errors';
 import { useSampleAgent } from './support/sample-app';
+import { Role, TaskState, type Task } from '@a2a-js/sdk';
+import { ServerCallContext } from '@a2a-js/sdk/server';
+import { A2aTaskStore } from '../libs/restap/src/a2a/a2a-task.store';
+import { A2aCaller } from '../libs/restap/src/a2a/a2a-caller';
 import { usingServer } from './support/test-database';
 
 /** RestapSql that records each statement it sends on to PostgreSQL. */
@@ -318,5 +322,41 @@ describe('POST /talk: concurrent turns share their history read and their turn w
     ]);
     const [row] = await agent.app.get(DataSource).query(`SELECT count(*)::int AS n FROM restap_sessions WHERE key_hash = $1`, [key]);
     expect(row.n).toBe(1);
+  });
+});
+
+describe('A2A task store: concurrent saves share statements', () => {
+  const contextOf = (identity: string): ServerCallContext => new ServerCallContext({ user: new A2aCaller({ headers: {} }, identity) });
+  const taskOf = (n: number, state: TaskState): Task => ({
+    id: `task-batch-${Date.now()}-${n}`,
+    contextId: `context-batch-${n}-${'x'.repeat(16)}`,
+    status: { state, timestamp: new Date().toISOString(), message: undefined },
+    artifacts: [{ artifactId: `reply-${n}`, name: 'reply', description: '', parts: [{ content: { $case: 'text', value: `answer ${n}` }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: undefined, extensions: [] }],
+    history: [{ messageId: `m-${n}`, contextId: '', taskId: '', role: Role.ROLE_USER, parts: [{ content: { $case: 'text', value: `question ${n}` }, metadata: undefined, filename: '', mediaType: 'text/plain' }], metadata: undefined, extensions: [], referenceTaskIds: [] }],
+    metadata: undefined,
+  });
+
+  it('writes 80 concurrent final saves in far fewer statements; another store (instance) reads each back', async () => {
+    const sql = new CountingSql(agent.app.get(DataSource), options());
+    const store = new A2aTaskStore(sql);
+    const tasks = Array.from({ length: 80 }, (_, n) => taskOf(n, TaskState.TASK_STATE_COMPLETED));
+    await Promise.all(tasks.map((task) => store.save(task, contextOf('alice'))));
+    // The first save goes alone; the others queue behind it, at most 64 a statement.
+    expect(sql.sent.length).toBeLessThanOrEqual(4);
+    const other = new A2aTaskStore(new RestapSql(agent.app.get(DataSource), options()));
+    const read = await Promise.all(tasks.map((task) => other.load(task.id, contextOf('alice'))));
+    read.forEach((task, n) => {
+      expect(task?.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(task?.artifacts[0]?.parts[0]?.content).toEqual({ $case: 'text', value: `answer ${n}` });
+      expect(task?.contextId).toBe(tasks[n].contextId); // unsealed with the owner's credentials
+    });
+    // Another identity that does not know the context cannot read them, nor overwrite one inside a batch of its own.
+    expect(await other.load(tasks[0].id, contextOf('mallory'))).toBeUndefined();
+    const forged: Task = { ...tasks[0], contextId: `context-forged-${'y'.repeat(16)}`, status: { state: TaskState.TASK_STATE_FAILED, timestamp: new Date().toISOString(), message: undefined } };
+    // (the first save goes alone, the next two share a statement)
+    const own = [taskOf(98, TaskState.TASK_STATE_COMPLETED), taskOf(99, TaskState.TASK_STATE_COMPLETED)];
+    await Promise.all([store.save(own[0], contextOf('mallory')), store.save(forged, contextOf('mallory')), store.save(own[1], contextOf('mallory'))]);
+    expect((await other.load(own[1].id, contextOf('mallory')))?.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect((await other.load(tasks[0].id, contextOf('alice')))?.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 });

@@ -89,7 +89,7 @@ async function doorScenarios({ agent, databaseUrl, seconds, rounds, connections,
   const opts = { seconds, connections };
   const { httpEcho, mcpEcho, talk, a2aSend, plainTurn, toolTurn } = REQUESTS;
   const runs = (row) => !only || only.includes(row);
-  await warm(agent, runs('a2a') ? [httpEcho, mcpEcho, talk, a2aSend] : [httpEcho, mcpEcho], opts);
+  await warm(agent, [...(runs('mcp') ? [httpEcho, mcpEcho] : []), ...(runs('a2a') ? [talk, a2aSend] : [])], opts);
 
   if (runs('mcp')) {
     const mcp = await cpuPaired(rounds, () => cpuLoad(agent, httpEcho, opts), () => cpuLoad(agent, mcpEcho, opts));

@@ -101,4 +101,43 @@ describe('A2A door: two instances on one database', () => {
     expect((await onA.getTask({ tenant: '', id: taskId }, withKey())).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     llm.configure({ reply: SEEN, chunkDelayMs: 0 });
   });
+
+  it('a long blocking send on A: B finds its task working while the turn runs, then completed with the reply', async () => {
+    const words = Array.from({ length: 25 }, (_, i) => `v${i}`).join(' ');
+    llm.configure({ reply: words, chunkDelayMs: 60 });
+    const onA = await clientFor(a.url);
+    const onB = await clientFor(b.url);
+    const started = Date.now();
+    const send = onA.sendMessage(sendParams(userMessage([text('long blocking one')])), withKey());
+    const working = { tenant: '', contextId: '', status: TaskState.TASK_STATE_WORKING, pageToken: '', statusTimestampAfter: new Date(started - 1000).toISOString() };
+    let seen: string | undefined;
+    while (!seen && Date.now() - started < 1200) {
+      seen = (await onB.listTasks(working, withKey())).tasks[0]?.id;
+      if (!seen) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(seen).toBeDefined();
+    // Found long before the turn ends (25 deltas 60 ms apart), and readable by id there.
+    expect((await onB.getTask({ tenant: '', id: seen as string }, withKey())).status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    const done = asTask(await send);
+    expect(done.id).toBe(seen);
+    expect(artifactText(done)).toBe(words);
+    const read = await onB.getTask({ tenant: '', id: done.id }, withKey());
+    expect(read.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(artifactText(read)).toBe(words);
+    llm.configure({ reply: SEEN, chunkDelayMs: 0 });
+  });
+
+  it('a batch of concurrent blocking sends on A: each task is stored once answered, and B reads every one completed', async () => {
+    const onA = await clientFor(a.url);
+    const onB = await clientFor(b.url);
+    const messages = Array.from({ length: 24 }, (_, i) => `batch message ${i}`);
+    const tasks = (await Promise.all(messages.map((m) => onA.sendMessage(sendParams(userMessage([text(m)])), withKey())))).map(asTask);
+    expect(new Set(tasks.map((t) => t.id)).size).toBe(messages.length);
+    const read = await Promise.all(tasks.map((t) => onB.getTask({ tenant: '', id: t.id }, withKey())));
+    read.forEach((task, i) => {
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      expect(artifactText(task)).toBe(`Seen ${messages[i]}`);
+      expect(task.history.map((m) => m.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join(''))).toContain(messages[i]);
+    });
+  });
 });

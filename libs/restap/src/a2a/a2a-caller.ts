@@ -24,6 +24,8 @@ export class A2aCaller implements User {
     private readonly identity: string | undefined,
     /** A context id the request itself names (message.contextId, ListTasks contextId), if any. */
     readonly contextHint?: string,
+    /** The context id the door minted for this request's new conversation (a new session), if it did. */
+    readonly mintedContextId?: string,
   ) {
     this.ownerHash = ownerHashOf(identity);
   }

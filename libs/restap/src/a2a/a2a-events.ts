@@ -15,6 +15,11 @@ export function dataPart(value: unknown): Part {
 /**
  * Publishes one task's lifecycle on the SDK's event bus: the task first (the SDK requires a task or
  * message as the first event of every execution), then status and artifact updates.
+ *
+ * `unseen`: a new task of a blocking send. Its id reaches no one before the answer (sent once it
+ * is final), so no subscriber watches its events — only the task store, which keeps the last
+ * state. It gets fewer events (see {@link start}, and the reply's last chunk in TalkExecutor):
+ * each event costs the SDK a load, a merge and a save of the whole task.
  */
 export class TaskEvents {
   readonly taskId: string;
@@ -23,22 +28,28 @@ export class TaskEvents {
   constructor(
     private readonly request: RequestContext,
     private readonly bus: ExecutionEventBus,
+    readonly unseen = false,
   ) {
     this.taskId = request.taskId;
     this.contextId = request.contextId;
   }
 
-  /** The task as it stands (a follow-up message continues it), else a new submitted one. */
-  submitted(): void {
+  /**
+   * The task as it stands (a follow-up message continues it), else a new submitted one; then
+   * `working`. An unseen task is published `working` at once, one event instead of two.
+   */
+  start(): void {
+    const fresh = !this.request.task;
     const task: Task = this.request.task ?? {
       id: this.taskId,
       contextId: this.contextId,
-      status: { state: TaskState.TASK_STATE_SUBMITTED, timestamp: new Date().toISOString(), message: undefined },
+      status: { state: this.unseen ? TaskState.TASK_STATE_WORKING : TaskState.TASK_STATE_SUBMITTED, timestamp: new Date().toISOString(), message: undefined },
       artifacts: [],
       history: [this.request.userMessage],
       metadata: undefined,
     };
     this.bus.publish(AgentEvent.task(task));
+    if (!(fresh && this.unseen)) this.status(TaskState.TASK_STATE_WORKING);
   }
 
   status(state: TaskState, parts?: Part[]): void {

@@ -6,27 +6,58 @@ import { hashSessionId } from '../sessions/session-id';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { randomBytes } from 'node:crypto';
 import { A2aCaller } from './a2a-caller';
+import { GroupCommit } from '../persistence/group-commit';
 
 /** Where the executor leaves the context id of the turn it runs (see {@link A2aTaskStore.load}). */
 export const CONTEXT_ID_STATE = 'restap.a2a.contextId';
 
+/**
+ * Where the executor names the task it runs when the SDK drew its id for this request (a message
+ * without taskId): nothing of it is stored yet, so loading it needs no statement until its first save.
+ */
+export const NEW_TASK_STATE = 'restap.a2a.newTaskId';
+
+/**
+ * Set on a blocking SendMessage (see ReplicaAwareRequestHandler): its caller learns the id of a
+ * new task from the answer only, sent once the task is final (or interrupted) and written.
+ */
+export const BLOCKING_SEND_STATE = 'restap.a2a.blockingSend';
 
 const TERMINAL = new Set<TaskState>([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+/** States a blocking send answers with before the task ends (the SDK stops there): written before save resolves. */
+const INTERRUPTED = new Set<TaskState>([TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED]);
 
 /** A task is read by its owner, or by whoever names its context (the session id is the secret). */
 const LOAD = statement(`
   SELECT task, context_hash, context_box, runner, updated_at FROM restap_a2a_tasks
   WHERE id = $1 AND (owner_hash = $2 OR context_hash = $3)`);
 
-/** Insert, or update a task its writer may read (another identity cannot overwrite it). */
-const SAVE = statement(`
-  INSERT INTO restap_a2a_tasks AS t (id, owner_hash, context_hash, context_box, state, status_at, task, runner)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+/** What a save of a row does to the row already there: only a writer who may read it updates it (another identity cannot overwrite it). */
+const ON_CONFLICT = `
   ON CONFLICT (id) DO UPDATE SET
     context_box = COALESCE(t.context_box, EXCLUDED.context_box),
     state = EXCLUDED.state, status_at = EXCLUDED.status_at, task = EXCLUDED.task,
     runner = EXCLUDED.runner, updated_at = now()
-  WHERE t.owner_hash = EXCLUDED.owner_hash OR t.context_hash = EXCLUDED.context_hash`);
+  WHERE t.owner_hash = EXCLUDED.owner_hash OR t.context_hash = EXCLUDED.context_hash`;
+
+/** Insert, or update, one task. */
+const SAVE = statement(`
+  INSERT INTO restap_a2a_tasks AS t (id, owner_hash, context_hash, context_box, state, status_at, task, runner)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)${ON_CONFLICT}`, 'a2a.task-save');
+
+/** The same for several tasks (distinct ids) in one statement, rows in id order (one lock order for every writer). */
+const SAVE_MANY = statement(`
+  INSERT INTO restap_a2a_tasks AS t (id, owner_hash, context_hash, context_box, state, status_at, task, runner)
+  SELECT id, owner_hash, context_hash, context_box, state, status_at, task::json, runner
+  FROM unnest($1::text[], $2::bytea[], $3::bytea[], $4::bytea[], $5::text[], $6::timestamptz[], $7::text[], $8::text[])
+    AS w(id, owner_hash, context_hash, context_box, state, status_at, task, runner)
+  ORDER BY id${ON_CONFLICT}`, 'a2a.task-save-batch');
+
+/** Task writes one statement takes at most. */
+const MAX_SAVE_BATCH = 64;
+
+/** One task write, its values in SAVE's order. */
+type TaskWrite = [id: string, ownerHash: Buffer, contextHash: Buffer, box: Buffer | null, state: string, statusAt: Date, task: string, runner: string | null];
 
 /**
  * One page of a scope, newest status first: `$1` the owner hash (or the context hash, see
@@ -97,32 +128,49 @@ export class A2aTaskStore implements TaskStore {
   /** Tasks running on this instance, as last saved (see {@link save}). */
   private readonly live = new Map<string, LiveTask>();
 
+  /**
+   * Task writes of concurrent requests share statements (GroupCommit): while one is in flight, the
+   * next ones wait and then go together, each acknowledged once the statement holding it committed.
+   */
+  private readonly writes = new GroupCommit<TaskWrite, void>((_, batch) => this.writeBatch(batch), MAX_SAVE_BATCH);
+
   constructor(private readonly sql: RestapSql) {}
 
   /**
-   * Writes the task. Its first save (the row other instances find it by) and its final state are
-   * written before `save` resolves. In between, while it runs here — `working`, then a reply
-   * streamed delta by delta, one save per delta — saves are kept in memory and written at most
-   * every {@link FLUSH_MS} (loads here read the memory copy; other instances read a copy at most
-   * that old).
+   * Writes the task. Its first save (the row other instances find it by), its final state and an
+   * interrupted state (input or auth required) are written before `save` resolves. In between,
+   * while it runs here — `working`, then a reply streamed delta by delta, one save per delta — saves
+   * are kept in memory and written at most every {@link FLUSH_MS} (loads here read the memory copy;
+   * other instances read a copy at most that old).
+   *
+   * One exception for the first save: a new task of a blocking SendMessage (see
+   * {@link BLOCKING_SEND_STATE}) has an id that no one but this request knows until the answer, and
+   * the answer waits for its final state to be written. Its first save is kept in memory like the
+   * later ones: a turn that ends within {@link FLUSH_MS} writes the task once, final; a longer one
+   * writes it (`working`, readable from any instance) at most {@link FLUSH_MS} after it started.
    */
   async save(task: Task, context: ServerCallContext): Promise<void> {
     const caller = callerOf(context);
     const state = task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
     const final = TERMINAL.has(state);
+    const now = final || INTERRUPTED.has(state);
     let entry = this.live.get(task.id);
     if (entry && !entry.ownerHash.equals(caller.ownerHash)) entry = undefined; // not this writer's: the statement decides
-    if (entry && !final) {
+    if (entry && !now) {
       entry.state = state;
-      entry.task = structuredClone(task);
-      entry.flushTimer ??= setTimeout(() => void this.flush(entry as LiveTask).catch(() => undefined), FLUSH_MS).unref();
+      entry.task = copyTask(task);
+      this.flushLater(entry);
       return;
     }
+    // The first save of a task the SDK drew for this request: from now on, loads read memory or storage.
+    const unseen = !entry && context.state.get(NEW_TASK_STATE) === task.id && context.state.get(BLOCKING_SEND_STATE) === true;
+    if (context.state.get(NEW_TASK_STATE) === task.id) context.state.delete(NEW_TASK_STATE);
     const next: LiveTask = entry ?? { id: task.id, ownerHash: caller.ownerHash, contextHash: hashSessionId(task.contextId), box: caller.seal(task.contextId), state, task, written: Promise.resolve() };
     next.state = state;
-    next.task = final ? compactText(task) : structuredClone(task);
+    next.task = final ? compactText(task) : copyTask(task);
     if (final) this.live.delete(task.id);
     else this.live.set(task.id, next);
+    if (unseen && !now) return this.flushLater(next);
     await this.flush(next);
   }
 
@@ -138,8 +186,9 @@ export class A2aTaskStore implements TaskStore {
     if (live && (live.ownerHash.equals(caller.ownerHash) || known.some((id) => hashSessionId(id).equals(live.contextHash)))) {
       const contextId = live.task.contextId;
       const visible = known.includes(contextId) || (caller.isAuthenticated && live.ownerHash.equals(caller.ownerHash));
-      return { task: withContextId(structuredClone(live.task), visible ? contextId : ''), info: { runner: this.instanceId, updatedAt: new Date() } };
+      return { task: withContextId(copyTask(live.task), visible ? contextId : ''), info: { runner: this.instanceId, updatedAt: new Date() } };
     }
+    if (context.state.get(NEW_TASK_STATE) === taskId) return undefined; // drawn for this request, not saved yet
     const [row] = await this.sql.query<TaskRow>(LOAD, [taskId, caller.ownerHash, known[0] ? hashSessionId(known[0]) : null]);
     if (!row) return undefined;
     return {
@@ -148,25 +197,53 @@ export class A2aTaskStore implements TaskStore {
     };
   }
 
+  /** Writes the entry within {@link FLUSH_MS}, unless a write of it comes first. */
+  private flushLater(entry: LiveTask): void {
+    entry.flushTimer ??= setTimeout(() => void this.flush(entry).catch(() => undefined), FLUSH_MS).unref();
+  }
+
   /** Writes the task's latest state, after any write of it still in flight (writes of one task stay in order). */
   private flush(entry: LiveTask): Promise<void> {
     if (entry.flushTimer) clearTimeout(entry.flushTimer);
     entry.flushTimer = undefined;
     const { task, state } = entry;
-    const write = entry.written.catch(() => undefined).then(async () => {
-      await this.sql.query(SAVE, [
-        task.id,
-        entry.ownerHash,
-        entry.contextHash,
-        entry.box,
-        taskStateToJSON(state),
-        new Date(task.status?.timestamp ?? Date.now()),
-        JSON.stringify(Task.toJSON(withContextId(task, ''))),
-        TERMINAL.has(state) ? null : this.instanceId,
-      ]);
-    });
+    const row: TaskWrite = [
+      task.id,
+      entry.ownerHash,
+      entry.contextHash,
+      entry.box,
+      taskStateToJSON(state),
+      new Date(task.status?.timestamp ?? Date.now()),
+      JSON.stringify(Task.toJSON(withContextId(task, ''))),
+      TERMINAL.has(state) ? null : this.instanceId,
+    ];
+    const write = entry.written.catch(() => undefined).then(() => this.writes.submit('tasks', row));
     entry.written = write;
     return write;
+  }
+
+  /**
+   * One batch of task writes: one statement, or one per round when a task is written twice in the
+   * batch (two writers of it; its writes stay in order).
+   */
+  private async writeBatch(batch: TaskWrite[]): Promise<void[]> {
+    let rest = batch;
+    while (rest.length) {
+      const ids = new Set<string>();
+      const round: TaskWrite[] = [];
+      const later: TaskWrite[] = [];
+      for (const row of rest) {
+        if (ids.has(row[0])) later.push(row);
+        else {
+          ids.add(row[0]);
+          round.push(row);
+        }
+      }
+      if (round.length === 1) await this.sql.query(SAVE, round[0]);
+      else await this.sql.query(SAVE_MANY, round[0].map((_, k) => round.map((row) => row[k])));
+      rest = later;
+    }
+    return batch.map(() => undefined);
   }
 
   async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
@@ -221,7 +298,7 @@ function knownContextIds(context: ServerCallContext, caller: A2aCaller): string[
  * per delta: adjacent plain text parts (no metadata, no filename, same media type) are joined.
  */
 function compactText(task: Task): Task {
-  const copy = structuredClone(task);
+  const copy = copyTask(task);
   for (const artifact of copy.artifacts ?? []) {
     const parts: Part[] = [];
     for (const part of artifact.parts) {
@@ -234,6 +311,26 @@ function compactText(task: Task): Task {
     }
     artifact.parts = parts;
   }
+  return copy;
+}
+
+/**
+ * A deep copy of a task. A task is JSON-shaped data (plain objects, arrays, strings, numbers, the
+ * bytes of a raw part), which a recursive copy takes in about a tenth of `structuredClone`'s time;
+ * anything else in it (a class instance in metadata) is copied by `structuredClone`.
+ */
+function copyTask(task: Task): Task {
+  return copyData(task) as Task;
+}
+
+function copyData(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyData);
+  if (ArrayBuffer.isView(value)) return structuredClone(value);
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return structuredClone(value);
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = copyData((value as Record<string, unknown>)[key]);
   return copy;
 }
 

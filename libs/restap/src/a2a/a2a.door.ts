@@ -107,7 +107,8 @@ export class A2aDoor implements OnApplicationBootstrap {
     this.rateLimit.limit(req, res, 'a2a', () => this.body(req, res, () => {
       this.guards.check(req, res, A2aEndpoint).then(
         () => {
-          mintContextId(req.body);
+          const minted = mintContextId(req.body);
+          if (minted) MINTED.set(req, minted);
           mounted(rpc, req, res, (error?: unknown) => (error ? fail(res, error) : next()));
         },
         (error: unknown) => fail(res, error),
@@ -136,7 +137,7 @@ export class A2aDoor implements OnApplicationBootstrap {
   /** The SDK's `User` for a request: its identity (hashed in storage), headers, and the context it names. */
   private callerOf(req: Request): A2aCaller {
     const caller = { headers: req.headers, ip: req.ip };
-    return new A2aCaller(caller, this.options.a2a.identify(caller), contextHintOf(req.body));
+    return new A2aCaller(caller, this.options.a2a.identify(caller), contextHintOf(req.body), MINTED.get(req));
   }
 }
 
@@ -173,15 +174,22 @@ function mounted(handler: RequestHandler, req: Request, res: Response, next: (er
 
 const SEND_METHODS = new Set(['SendMessage', 'SendStreamingMessage', 'message/send', 'message/stream']);
 
+/** The context id the door minted for a request (see mintContextId), for its A2aCaller. */
+const MINTED = new WeakMap<Request, string>();
+
 /**
  * A message that starts a conversation (no contextId, no taskId) gets a session id minted by the
  * session rules as its contextId, before the SDK would draw a UUID: the context is the session.
+ * Returns the id minted, if any.
  */
-function mintContextId(body: unknown): void {
+function mintContextId(body: unknown): string | undefined {
   const rpc = body as { method?: unknown; params?: { message?: { contextId?: unknown; taskId?: unknown } } } | undefined;
   const message = rpc?.params?.message;
-  if (typeof rpc?.method !== 'string' || !SEND_METHODS.has(rpc.method) || !message || typeof message !== 'object') return;
-  if (!message.contextId && !message.taskId) message.contextId = mintSessionId();
+  if (typeof rpc?.method !== 'string' || !SEND_METHODS.has(rpc.method) || !message || typeof message !== 'object') return undefined;
+  if (message.contextId || message.taskId) return undefined;
+  const minted = mintSessionId();
+  message.contextId = minted;
+  return minted;
 }
 
 /** A context id the request names (SendMessage's message.contextId, ListTasks' contextId). */

@@ -1,8 +1,8 @@
-import { TaskState, type AgentCard, type CancelTaskRequest, type StreamResponse, type SubscribeToTaskRequest, type Task } from '@a2a-js/sdk';
+import { TaskState, type AgentCard, type CancelTaskRequest, type Message, type SendMessageRequest, type StreamResponse, type SubscribeToTaskRequest, type Task } from '@a2a-js/sdk';
 import { TaskNotCancelableError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler, type AgentExecutor, type ServerCallContext } from '@a2a-js/sdk/server';
-import type { A2aTaskStore } from './a2a-task.store';
+import { BLOCKING_SEND_STATE, type A2aTaskStore } from './a2a-task.store';
 import type { RemoteCancels } from './remote-cancels';
 import { followStoredTask } from './stored-subscription';
 
@@ -36,6 +36,15 @@ export class ReplicaAwareRequestHandler extends DefaultRequestHandler {
     private readonly remote: RemoteCancels,
   ) {
     super(card, tasks, executor, buses);
+  }
+
+  /**
+   * A blocking send is marked for the task store: its caller learns a new task's id from the answer
+   * only, so the store may keep the task's first save in memory (see A2aTaskStore.save).
+   */
+  override sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
+    if (params.configuration?.returnImmediately !== true) context.state.set(BLOCKING_SEND_STATE, true);
+    return super.sendMessage(params, context);
   }
 
   /** On another instance than the task's runner: asks the runner (see RemoteCancels) and waits for `canceled`. */

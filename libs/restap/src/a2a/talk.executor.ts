@@ -6,7 +6,7 @@ import { toErrorBody } from '../exceptions/restap-exception.filter';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import type { TalkChunk } from '../interfaces/talk.interface';
 import { TalkService, type OpenTurn } from '../core/talk/talk.service';
-import { callerOf, CONTEXT_ID_STATE } from './a2a-task.store';
+import { BLOCKING_SEND_STATE, callerOf, CONTEXT_ID_STATE, NEW_TASK_STATE } from './a2a-task.store';
 import { dataPart, TaskEvents, textPart } from './a2a-events';
 import { CapabilityInvoker } from '../core/invoker/capability-invoker';
 import { capabilityCallOf, runCapability } from './capability.call';
@@ -15,8 +15,8 @@ import { capabilityCallOf, runCapability } from './capability.call';
 interface Running {
   turn?: OpenTurn;
   cancelled: boolean;
-  /** Aborts a capability call. */
-  abort: AbortController;
+  /** Aborts a capability call (made for capability calls only: a signal costs a conversation turn for nothing). */
+  abort?: AbortController;
 }
 
 /**
@@ -49,22 +49,29 @@ export class TalkExecutor implements AgentExecutor {
     if (!running) return;
     running.cancelled = true;
     running.turn?.stop('cancel');
-    running.abort.abort(new Error('The task was canceled.'));
+    running.abort?.abort(new Error('The task was canceled.'));
   };
 
   /** Never rejects: every outcome is published on the bus as the task's final status. */
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
-    const events = new TaskEvents(request, bus);
-    const running: Running = { cancelled: false, abort: new AbortController() };
+    // A new task of a blocking send: no one but this request knows its id before the answer.
+    const events = new TaskEvents(request, bus, !request.task && request.context.state.get(BLOCKING_SEND_STATE) === true);
+    const running: Running = { cancelled: false };
     this.running.set(request.taskId, running);
     // The task store puts the context id back into what it loads for this request.
     request.context.state.set(CONTEXT_ID_STATE, request.contextId);
+    // A task the SDK drew an id for (no stored task continued): the store has nothing of it to read yet.
+    if (!request.task) request.context.state.set(NEW_TASK_STATE, request.taskId);
     try {
-      events.submitted();
-      events.status(TaskState.TASK_STATE_WORKING);
+      events.start();
       const call = capabilityCallOf(request.userMessage.parts);
-      if (call) await runCapability(this.invoker, call, callerOf(request.context).caller, events, running.abort.signal);
-      else await this.converse(request, events, running);
+      if (call) {
+        running.abort = new AbortController();
+        if (running.cancelled) running.abort.abort(new Error('The task was canceled.'));
+        await runCapability(this.invoker, call, callerOf(request.context).caller, events, running.abort.signal);
+      } else {
+        await this.converse(request, events, running);
+      }
     } catch (error) {
       // A request the core refused (a 4xx: e.g. text it cannot store) is the client's; the rest is logged.
       const { status } = toErrorBody(error);
@@ -92,23 +99,47 @@ export class TalkExecutor implements AgentExecutor {
     if (this.options.talk.sessions && !SESSION_ID_PATTERN.test(request.contextId)) {
       return events.status(TaskState.TASK_STATE_REJECTED, [textPart('contextId is this agent\'s session id: omit it to start a conversation, or send one it returned (^[A-Za-z0-9._-]{16,128}$).')]);
     }
-    const turn = await this.talk.open({ message: text, sessionId: this.options.talk.sessions ? request.contextId : undefined, caller: callerOf(request.context).caller });
+    const caller = callerOf(request.context);
+    const turn = await this.talk.open({
+      message: text,
+      sessionId: this.options.talk.sessions ? request.contextId : undefined,
+      // A context the door minted for this request is a new session: no history or feed to read yet.
+      sessionMinted: caller.mintedContextId !== undefined && caller.mintedContextId === request.contextId,
+      caller: caller.caller,
+    });
     running.turn = turn;
     if (running.cancelled) turn.stop('cancel');
     const reply = turn.messageId;
     let appended = false;
+    const publish = (text: string, last: boolean): void => {
+      events.artifact(reply, 'reply', [textPart(text)], appended, last);
+      appended = true;
+    };
+    // An unseen task's latest delta waits for the next chunk, so that the last one carries lastChunk
+    // itself (no empty closing chunk); anyone else gets each delta as it comes.
+    let held: string | undefined;
+    const release = (last: boolean): void => {
+      if (held !== undefined) publish(held, last);
+      held = undefined;
+    };
     const result = await turn.run((chunk) => {
       if (chunk.event === 'message.delta') {
-        events.artifact(reply, 'reply', [textPart(chunk.text)], appended, false);
-        appended = true;
+        if (!events.unseen) return publish(chunk.text, false);
+        release(false);
+        held = chunk.text;
       } else {
+        release(false);
         publishStep(events, chunk);
       }
     });
-    if (result.status === 'aborted') return events.status(TaskState.TASK_STATE_CANCELED, [textPart('Canceled: the turn was stopped before the reply was complete.')]);
-    if (result.failure !== undefined) return events.status(TaskState.TASK_STATE_FAILED, failureParts(result.failure));
+    if (result.status === 'aborted' || result.failure !== undefined) {
+      release(false);
+      if (result.status === 'aborted') return events.status(TaskState.TASK_STATE_CANCELED, [textPart('Canceled: the turn was stopped before the reply was complete.')]);
+      return events.status(TaskState.TASK_STATE_FAILED, failureParts(result.failure));
+    }
     // The last chunk: an empty reply still gets its (empty) artifact.
-    events.artifact(reply, 'reply', appended ? [] : [textPart('')], appended, true);
+    if (held !== undefined) release(true);
+    else events.artifact(reply, 'reply', appended ? [] : [textPart('')], appended, true);
     events.status(TaskState.TASK_STATE_COMPLETED);
   }
 }

@@ -23,6 +23,12 @@ export interface TurnRequest {
   message: string;
   /** A session_id to continue, already validated (`parseSessionId`); none: one is minted when sessions are on. */
   sessionId?: string;
+  /**
+   * True when `sessionId` was minted by the door for this very turn (`mintSessionId`, never sent by
+   * the client): the session has no history and no feed yet, so neither is read — as for a session
+   * the service mints itself.
+   */
+  sessionMinted?: boolean;
   caller: RestapCaller;
 }
 
@@ -89,7 +95,7 @@ export class TalkService {
       message: request.message,
       sessionId,
       keyHash: sessionId === undefined ? undefined : hashSessionId(sessionId),
-      resumed: talk.sessions && request.sessionId !== undefined,
+      resumed: talk.sessions && request.sessionId !== undefined && request.sessionMinted !== true,
       messageId: newMessageId(),
       userMessageId: newMessageId(),
       receivedAt: new Date(),
@@ -218,7 +224,7 @@ interface TurnState {
   sessionId?: string;
   /** `hashSessionId(sessionId)`, computed once: the only form storage sees. */
   keyHash?: Buffer;
-  /** True when the client sent the session_id (so there may be history to load). */
+  /** True when the client sent the session_id (so there may be history to load); false for one minted for this turn. */
   resumed: boolean;
   messageId: string;
   userMessageId: string;
