@@ -7,7 +7,8 @@
  *
  * The built sample runs under callgrind with instrumentation off; after WARM requests (JIT warm-up)
  * it is switched on for N requests at C connections, then the counts are dumped and summed.
- * Scenarios: live (GET /health/live), news (POST /news), news-get (GET /news?since=0&limit=10), talk (POST /talk JSON), catalog,
+ * Scenarios: live (GET /health/live), news (POST /news), news-get (GET /news?since=0&limit=10), news-get-since
+ * (10k items seeded, each connection polls from its own since), talk (POST /talk JSON), catalog,
  * mcp (an MCP tools/call of text_echo on /mcp; its answer is checked, not only its status),
  * echo (POST /text/echo with the same text: the HTTP baseline the mcp figure is judged against, <= 1.3x),
  * mcp-discover (an MCP server/discover: the SDK's per-request floor, no tool behind it),
@@ -38,6 +39,9 @@ const SCENARIOS = {
   talk: { path: '/talk', ...JSON_POST, body: JSON.stringify({ message: 'hi' }) },
   // A GET /news poll of the (small) global feed; the news scenario's posts, if run first, fill it.
   'news-get': { path: '/news?since=0&limit=10' },
+  // GET /news polls of the same feed, each connection from its own since (issue 19, target 3:
+  // no two alike). Seeds 10k items first; name it before news-get to compare the two on them.
+  'news-get-since': { path: (k) => `/news?since=${k}&limit=10`, seed: 10_000 },
   // One MCP tools/call of text_echo (2026-07-28, stateless: one POST, no initialize), as the bench's doors row sends it.
   mcp: REQUESTS.mcpEcho,
   // POST /text/echo with the body the mcp scenario's call echoes: the HTTP baseline of the MCP ratio.
@@ -55,12 +59,13 @@ const SCENARIOS = {
 
 async function drive(url, scenario, count) {
   let sent = 0;
-  await Promise.all(Array.from({ length: C }, async () => {
+  await Promise.all(Array.from({ length: C }, async (_, k) => {
+    const where = typeof scenario.path === 'function' ? scenario.path(k) : scenario.path;
     while (sent++ < count) {
-      const res = await fetch(url + scenario.path, { method: scenario.method ?? 'GET', headers: scenario.headers, body: scenario.body });
+      const res = await fetch(url + where, { method: scenario.method ?? 'GET', headers: scenario.headers, body: scenario.body });
       const body = await res.text();
-      if (res.status >= 300) throw new Error(`${scenario.path} answered ${res.status}`);
-      if (scenario.verify && !scenario.verify(body)) throw new Error(`${scenario.path} answered ${body.slice(0, 300)}`);
+      if (res.status >= 300) throw new Error(`${where} answered ${res.status}`);
+      if (scenario.verify && !scenario.verify(body)) throw new Error(`${where} answered ${body.slice(0, 300)}`);
     }
   }));
 }
@@ -80,6 +85,15 @@ async function measure(name, databaseUrl) {
   const control = (...args) => execFileSync('callgrind_control', [...args, String(agent.pid)], { env: { ...process.env, ...names }, stdio: 'ignore' });
   let commits; // writing transactions during the counted requests
   try {
+    if (scenario.seed) {
+      // After the agent started: its migrations made the tables.
+      const pool = new db.Pool({ connectionString: databaseUrl, max: 1 });
+      try {
+        await db.seedNews(pool, scenario.seed);
+      } finally {
+        await pool.end();
+      }
+    }
     await drive(agent.url, scenario, WARM);
     const before = await writingTransactionId(databaseUrl);
     control('-i', 'on');
