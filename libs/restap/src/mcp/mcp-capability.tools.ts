@@ -1,9 +1,8 @@
-import { type CallToolResult, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { fromJsonSchema, type CallToolResult, type JsonSchemaType, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import type { JsonSchema } from '../interfaces/catalog.interface';
 import type { CapabilityTools, ToolDefinition } from '../core/tools/capability-tools';
 import type { InvocationResult } from '../core/invoker/invocation-result';
 import { currentCall } from './mcp-call.context';
-import { toolSchema } from './mcp-schemas';
 
 /** One registration on a request's server, built once per process: configs, schemas and handlers are shared by every server. */
 export interface McpRegistration {
@@ -31,8 +30,8 @@ export function capabilityToolRegistrations(tools: CapabilityTools): McpRegistra
     const config = {
       title: tool.title,
       ...(tool.description ? { description: tool.description } : {}),
-      inputSchema: toolSchema<Record<string, unknown>>(tool.inputSchema),
-      ...(outputSchema ? { outputSchema: toolSchema<Record<string, unknown>>(outputSchema) } : {}),
+      inputSchema: fromJsonSchema<Record<string, unknown>>(tool.inputSchema as JsonSchemaType),
+      ...(outputSchema ? { outputSchema: fromJsonSchema<Record<string, unknown>>(outputSchema as JsonSchemaType) } : {}),
       annotations: annotationsOf(tool),
       _meta: { [CAPABILITY_META_KEY]: tool.capabilityId },
     };

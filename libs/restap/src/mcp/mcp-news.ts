@@ -1,4 +1,4 @@
-import { ProtocolError, ProtocolErrorCode, ResourceTemplate, type CallToolResult, type McpServer, type ReadResourceResult } from '@modelcontextprotocol/server';
+import { fromJsonSchema, ProtocolError, type JsonSchemaType, ProtocolErrorCode, ResourceTemplate, type CallToolResult, type McpServer, type ReadResourceResult } from '@modelcontextprotocol/server';
 import { toErrorBody } from '../exceptions/restap-exception.filter';
 import { InvalidSinceException } from '../exceptions';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
@@ -7,7 +7,6 @@ import { parseSessionId } from '../sessions/session-id';
 import { SESSION_ID_PATTERN } from '../restap.constants';
 import { toolError, type McpRegistration } from './mcp-capability.tools';
 import { currentCall } from './mcp-call.context';
-import { toolSchema } from './mcp-schemas';
 
 /** The news feed as a resource: the newest items (scoped like GET /news). */
 export const NEWS_URI = 'restap://news';
@@ -60,7 +59,7 @@ function newsPostRegistration(news: NewsService, options: ResolvedRestapOptions)
   const config = {
     title: 'Send news to the agent',
     description: 'Stores a message for the agent (a reply from another agent, a job result). The agent may act on it but never replies: the answer is only an acknowledgement.',
-    inputSchema: toolSchema<Record<string, unknown>>(input),
+    inputSchema: fromJsonSchema<Record<string, unknown>>(input as JsonSchemaType),
     annotations: { title: 'Send news to the agent', readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   };
   const handler = async (args: Record<string, unknown>): Promise<CallToolResult> => {

@@ -1,4 +1,4 @@
-import { type CallToolResult, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { fromJsonSchema, type CallToolResult, type JsonSchemaType, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import { toErrorBody } from '../exceptions/restap-exception.filter';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import type { TalkChunk } from '../interfaces/talk.interface';
@@ -8,7 +8,6 @@ import type { TalkService } from '../core/talk/talk.service';
 import type { RestapCaller } from '../core/caller';
 import { toolError, type McpRegistration } from './mcp-capability.tools';
 import { currentCall } from './mcp-call.context';
-import { toolSchema } from './mcp-schemas';
 
 export const TALK_TOOL = 'talk';
 
@@ -52,8 +51,8 @@ export function talkToolRegistration(talk: TalkService, options: ResolvedRestapO
   const config = {
     title: options.talk.title,
     description: `${options.talk.description}. Answers {reply, session_id}; send session_id back to continue the conversation.`,
-    inputSchema: toolSchema<{ message: string; session_id?: string }>(input),
-    outputSchema: toolSchema<TalkToolOutput>(output),
+    inputSchema: fromJsonSchema<{ message: string; session_id?: string }>(input as JsonSchemaType),
+    outputSchema: fromJsonSchema<TalkToolOutput>(output as JsonSchemaType),
     annotations: { title: options.talk.title, readOnlyHint: false, openWorldHint: true },
   };
   const handler = (args: { message: string; session_id?: string }, ctx: ServerContext): Promise<CallToolResult> => runTurn(talk, args, currentCall().caller, ctx);
