@@ -163,8 +163,9 @@ export class A2aTaskStore implements TaskStore {
       return;
     }
     // The first save of a task the SDK drew for this request: from now on, loads read memory or storage.
-    const unseen = !entry && context.state.get(NEW_TASK_STATE) === task.id && context.state.get(BLOCKING_SEND_STATE) === true;
-    if (context.state.get(NEW_TASK_STATE) === task.id) context.state.delete(NEW_TASK_STATE);
+    const drawnHere = context.state.get(NEW_TASK_STATE) === task.id;
+    if (drawnHere) context.state.delete(NEW_TASK_STATE);
+    const unseen = !entry && drawnHere && context.state.get(BLOCKING_SEND_STATE) === true;
     const next: LiveTask = entry ?? { id: task.id, ownerHash: caller.ownerHash, contextHash: hashSessionId(task.contextId), box: caller.seal(task.contextId), state, task, written: Promise.resolve() };
     next.state = state;
     next.task = final ? compactText(task) : copyTask(task);
@@ -326,7 +327,6 @@ function copyTask(task: Task): Task {
 function copyData(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return value.map(copyData);
-  if (ArrayBuffer.isView(value)) return structuredClone(value);
   const proto = Object.getPrototypeOf(value) as unknown;
   if (proto !== Object.prototype && proto !== null) return structuredClone(value);
   const copy: Record<string, unknown> = {};

@@ -11,6 +11,9 @@ import { dataPart, TaskEvents, textPart } from './a2a-events';
 import { CapabilityInvoker } from '../core/invoker/capability-invoker';
 import { capabilityCallOf, runCapability } from './capability.call';
 
+/** Why a cancelled task's turn and capability calls stop. */
+const TASK_CANCELED = 'The task was canceled.';
+
 /** A task running on this instance: what cancel needs to reach it. */
 interface Running {
   turn?: OpenTurn;
@@ -49,7 +52,7 @@ export class TalkExecutor implements AgentExecutor {
     if (!running) return;
     running.cancelled = true;
     running.turn?.stop('cancel');
-    running.abort?.abort(new Error('The task was canceled.'));
+    running.abort?.abort(new Error(TASK_CANCELED));
   };
 
   /** Never rejects: every outcome is published on the bus as the task's final status. */
@@ -67,7 +70,7 @@ export class TalkExecutor implements AgentExecutor {
       const call = capabilityCallOf(request.userMessage.parts);
       if (call) {
         running.abort = new AbortController();
-        if (running.cancelled) running.abort.abort(new Error('The task was canceled.'));
+        if (running.cancelled) running.abort.abort(new Error(TASK_CANCELED));
         await runCapability(this.invoker, call, callerOf(request.context).caller, events, running.abort.signal);
       } else {
         await this.converse(request, events, running);
@@ -104,7 +107,7 @@ export class TalkExecutor implements AgentExecutor {
       message: text,
       sessionId: this.options.talk.sessions ? request.contextId : undefined,
       // A context the door minted for this request is a new session: no history or feed to read yet.
-      sessionMinted: caller.mintedContextId !== undefined && caller.mintedContextId === request.contextId,
+      sessionMinted: caller.mintedContextId === request.contextId,
       caller: caller.caller,
     });
     running.turn = turn;
