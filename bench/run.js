@@ -56,21 +56,8 @@ async function bareNode(bytes) {
   return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
 }
 
-/**
- * Measures a scenario against its baseline in ROUNDS alternating pairs (baseline, then scenario),
- * each SECONDS long, and keeps the pair with the median ratio: on a shared 2-core VM throughput
- * drifts by 2x within minutes, and a slow spell then hits one side of one pair, not the figure.
- */
-async function paired(baseline, scenario) {
-  const pairs = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const base = await baseline();
-    const run = await scenario();
-    pairs.push({ base, run, ratio: run.rps / base.rps });
-  }
-  const sorted = [...pairs].sort((a, b) => a.ratio - b.ratio);
-  return { ...sorted[Math.floor(sorted.length / 2)], ratios: pairs.map((p) => p.ratio.toFixed(2)).join(', ') };
-}
+/** Measures a scenario against its baseline in ROUNDS alternating pairs, by throughput (load.paired). */
+const paired = (baseline, scenario) => load.paired(ROUNDS, baseline, scenario, (run, base) => run.rps / base.rps);
 
 /** Runs an autocannon scenario against the agent and adds the agent's CPU ms per request. */
 async function agentLoad(agent, opts) {

@@ -60,16 +60,7 @@ async function cpuLoad(agent, request, { seconds, connections }) {
 }
 
 /** `rounds` alternating (baseline, scenario) pairs; the pair with the median CPU ratio scenario/baseline. */
-async function cpuPaired(rounds, baseline, scenario) {
-  const pairs = [];
-  for (let round = 0; round < rounds; round++) {
-    const base = await baseline();
-    const run = await scenario();
-    pairs.push({ base, run, ratio: run.cpuPerReq / base.cpuPerReq });
-  }
-  const sorted = [...pairs].sort((a, b) => a.ratio - b.ratio);
-  return { ...sorted[Math.floor(sorted.length / 2)], ratios: pairs.map((p) => p.ratio.toFixed(2)).join(', ') };
-}
+const cpuPaired = (rounds, baseline, scenario) => load.paired(rounds, baseline, scenario, (run, base) => run.cpuPerReq / base.cpuPerReq);
 
 /** A short run of each request first: JIT warm-up, and a first answer checked before any figure. */
 async function warm(agent, requests, opts) {

@@ -48,4 +48,20 @@ function percentiles(values) {
   return { p50: at(0.5), p99: at(0.99) };
 }
 
-module.exports = { http, loop, percentiles };
+/**
+ * `rounds` alternating (baseline, scenario) pairs, each the two results; keeps the pair with the
+ * median `ratioOf(run, base)` and lists every pair's ratio: on a shared 2-core VM throughput drifts
+ * by 2x within minutes, and a slow spell then hits one side of one pair, not the figure.
+ */
+async function paired(rounds, baseline, scenario, ratioOf) {
+  const pairs = [];
+  for (let round = 0; round < rounds; round++) {
+    const base = await baseline();
+    const run = await scenario();
+    pairs.push({ base, run, ratio: ratioOf(run, base) });
+  }
+  const sorted = [...pairs].sort((a, b) => a.ratio - b.ratio);
+  return { ...sorted[Math.floor(sorted.length / 2)], ratios: pairs.map((p) => p.ratio.toFixed(2)).join(', ') };
+}
+
+module.exports = { http, loop, paired, percentiles };
