@@ -14,7 +14,7 @@ const turn = (role: TalkTurn['role'], content: string, status: TalkTurn['status'
 const news: NewsItem = { type: 'reply', timestamp: 1703012400000, news_id: 'news_1', from: 'agent-b', message: 'Your favorite color is blue.' };
 
 describe('TalkContext.toMessages() (OpenAI-style [{role, content}])', () => {
-  const base = { message: 'What is my favorite color?', sessionId: undefined, messageId: 'msg_1', signal: new AbortController().signal, headers: {} };
+  const base = { message: 'What is my favorite color?', sessionId: undefined, messageId: 'msg_1', signal: () => new AbortController().signal, headers: {} };
 
   it('orders system prompt, guarded news (spec, "Surfacing /news to the agent"), history, then the new user message', () => {
     const ctx = createTalkContext({ ...base, systemPrompt: 'Be brief.', news: [news], history: [turn('user', 'Hi'), turn('assistant', 'Hello!')] });
@@ -95,7 +95,7 @@ describe('TalkContext.toMessages() (OpenAI-style [{role, content}])', () => {
 });
 
 describe('talk.contextBudget: a turn carries news and history within a size budget (issue 21, item 3)', () => {
-  const base = { message: 'now', sessionId: undefined, messageId: 'msg_1', signal: new AbortController().signal, headers: {} };
+  const base = { message: 'now', sessionId: undefined, messageId: 'msg_1', signal: () => new AbortController().signal, headers: {} };
   const item = (n: number, size: number): NewsItem => ({ type: 't', timestamp: n, news_id: `news_${n}`, message: 'x'.repeat(size) });
 
   it('cuts a long item or message to itemChars with a marker, never inside a surrogate pair', () => {

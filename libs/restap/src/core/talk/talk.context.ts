@@ -15,7 +15,8 @@ export interface TalkContextInit {
   messageId: string;
   history: TalkTurn[];
   news: NewsItem[];
-  signal: AbortSignal;
+  /** `ctx.signal`, read when the handler first asks for it (creating an AbortSignal is a measurable share of a turn). */
+  signal: () => AbortSignal;
   headers: IncomingHttpHeaders;
   systemPrompt?: string;
   /** Size bounds of news and history (`talk.contextBudget`). @default DEFAULT_CONTEXT_BUDGET */
@@ -44,14 +45,20 @@ export function createTalkContext(init: TalkContextInit): TalkContext {
   );
   const history = Object.freeze(fitted.history.map(freezeTurn));
   const news = Object.freeze([...fitted.news]);
+  let headers: Readonly<IncomingHttpHeaders> | undefined;
   return Object.freeze({
     message: init.message,
     sessionId: init.sessionId,
     messageId: init.messageId,
     history,
     news,
-    signal: init.signal,
-    headers: Object.freeze(withoutSessionHeader(init.headers)),
+    get signal() {
+      return init.signal();
+    },
+    /** Copied (without the session header) when the handler first reads them. */
+    get headers() {
+      return (headers ??= Object.freeze(withoutSessionHeader(init.headers)));
+    },
     tools: init.tools ?? NO_TOOLS,
     toMessages: () => messagesOf(init.systemPrompt, { ...fitted, history }, init.message),
   });

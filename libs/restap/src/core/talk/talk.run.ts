@@ -22,7 +22,8 @@ const STOPPED = Symbol('stopped');
  * the signal, stops waiting for the handler at once and cancels its stream.
  */
 export class TalkRun {
-  private readonly controller = new AbortController();
+  /** Made when the signal is first read (or the turn stops): a handler that never reads `ctx.signal` costs none. */
+  private controller?: AbortController;
   private reason?: TalkStopReason;
   /** Settles the read in flight when the turn stops (one at a time: nothing piles up per chunk). */
   private interrupt?: () => void;
@@ -31,7 +32,7 @@ export class TalkRun {
 
   /** `ctx.signal`: fires on disconnect or shutdown (AbortError) or timeout (TimeoutError). */
   get signal(): AbortSignal {
-    return this.controller.signal;
+    return (this.controller ??= new AbortController()).signal;
   }
 
   /** Why the turn was stopped, if it was. */
@@ -45,7 +46,7 @@ export class TalkRun {
     this.reason = reason;
     const message =
       reason === 'timeout' ? `The turn exceeded ${this.timeoutMs} ms.` : reason === 'shutdown' ? 'The agent is shutting down.' : 'The client disconnected.';
-    this.controller.abort(new DOMException(message, reason === 'timeout' ? 'TimeoutError' : 'AbortError'));
+    (this.controller ??= new AbortController()).abort(new DOMException(message, reason === 'timeout' ? 'TimeoutError' : 'AbortError'));
     this.interrupt?.();
   }
 

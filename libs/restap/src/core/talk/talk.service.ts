@@ -102,10 +102,9 @@ export class TalkService {
       toolSteps: new ToolStepLog(),
     };
     const run = new TalkRun(talk.timeoutMs);
-    let finished!: () => void;
-    this.drain?.track({ stop: () => run.stop('shutdown'), done: new Promise<void>((resolve) => (finished = resolve)) });
+    const finished = this.drain ? this.drain.track({ stop: () => run.stop('shutdown') }) : () => undefined;
     try {
-      const ctx = await this.createContext(turn, request.caller, run.signal);
+      const ctx = await this.createContext(turn, request.caller, run);
       let ran = false;
       return {
         sessionId,
@@ -133,7 +132,7 @@ export class TalkService {
     return handler;
   }
 
-  private async createContext(turn: TurnState, caller: RestapCaller, signal: AbortSignal): Promise<TalkContext> {
+  private async createContext(turn: TurnState, caller: RestapCaller, run: TalkRun): Promise<TalkContext> {
     const { talk } = this.options;
     const budget = talk.contextBudget;
     // Storage hands over at most `itemChars` of each item and turn: a huge one is never read whole.
@@ -148,12 +147,12 @@ export class TalkService {
       messageId: turn.messageId,
       history,
       news,
-      signal,
+      signal: () => run.signal,
       headers: caller.headers,
       systemPrompt: talk.systemPrompt,
       budget,
       // Calls run with the credentials of the request that started the turn, no more.
-      ...(talk.tools ? { tools: createTalkTools(this.tools, caller, signal, turn.toolSteps) } : {}),
+      ...(talk.tools ? { tools: createTalkTools(this.tools, caller, run.signal, turn.toolSteps) } : {}),
     });
   }
 
