@@ -1,4 +1,4 @@
-import { TaskState } from '@a2a-js/sdk';
+import { Role, TaskState } from '@a2a-js/sdk';
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { startSample, type RunningApp } from '../support/sample-app';
@@ -42,6 +42,33 @@ describe('A2A door: conversation over the sample agent', () => {
     expect(states.at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
     const reply = pieces.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
     expect(reply).toContain('You said: stream please');
+  });
+
+  it('SendMessage with tool steps: the answer holds the reply, and the steps as agent messages in the history', async () => {
+    llm.configure({
+      respond: (body) =>
+        (body.messages ?? []).some((m) => m.role === 'tool')
+          ? { text: 'Reversed it for you.' }
+          : { toolCalls: [{ id: 'call_1', name: 'text_reverse', arguments: JSON.stringify({ text: 'abc' }) }] },
+    });
+    const client = await clientFor(agent.url);
+    const task = asTask(await client.sendMessage(sendParams(userMessage([text('reverse abc, blocking')])), withKey()));
+    llm.configure({ respond: undefined });
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(task.artifacts.map((a) => a.name)).toEqual(['reply']);
+    expect(artifactText(task)).toBe('Reversed it for you.');
+    const [asked, ...steps] = task.history;
+    expect(asked.parts[0].content).toEqual({ $case: 'text', value: 'reverse abc, blocking' });
+    expect(steps.map((m) => m.role)).toEqual([Role.ROLE_AGENT, Role.ROLE_AGENT]);
+    expect(steps.map((m) => dataOf(m.parts))).toEqual([
+      expect.objectContaining({ event: 'tool.start', name: 'text_reverse' }),
+      expect.objectContaining({ event: 'tool.end', name: 'text_reverse', ok: true }),
+    ]);
+    // Stored as answered: read again, the same task.
+    const read = await client.getTask({ tenant: '', id: task.id }, withKey());
+    expect(read.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(artifactText(read)).toBe('Reversed it for you.');
+    expect(read.history.map((m) => m.messageId)).toEqual(task.history.map((m) => m.messageId));
   });
 
   it('a follow-up in the same contextId continues the session history (as /talk does)', async () => {

@@ -18,6 +18,7 @@ export interface A2aRequestCaller {
  */
 export class A2aCaller implements User {
   readonly ownerHash: Buffer;
+  private ownerHex?: string;
 
   constructor(
     readonly caller: A2aRequestCaller,
@@ -35,7 +36,8 @@ export class A2aCaller implements User {
   }
 
   get userName(): string {
-    return this.ownerHash.toString('hex');
+    // Read by the SDK on every event of the task (its per-task lock key).
+    return (this.ownerHex ??= this.ownerHash.toString('hex'));
   }
 
   /** The context id sealed for this identity; null without credentials (nothing secret to key it with). */
@@ -64,8 +66,13 @@ export class A2aCaller implements User {
 const ANONYMOUS = 'restap-a2a:anonymous';
 
 export function ownerHashOf(identity: string | undefined): Buffer {
-  return createHash('sha256').update(identity === undefined ? ANONYMOUS : `restap-a2a:identity:${identity}`, 'utf8').digest();
+  return identity === undefined ? ANONYMOUS_HASH : sha256(`restap-a2a:identity:${identity}`);
 }
+
+const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+/** The anonymous owner, hashed once (callers only compare it). */
+const ANONYMOUS_HASH = sha256(ANONYMOUS);
 
 function keyOf(identity: string): Buffer {
   return Buffer.from(hkdfSync('sha256', identity, 'restap-a2a', 'context-id seal', 32));

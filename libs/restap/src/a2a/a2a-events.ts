@@ -1,6 +1,12 @@
-import { Role, TaskState, type Message, type Part, type Task } from '@a2a-js/sdk';
+import { Role, TaskState, type Artifact, type Message, type Part, type Task, type TaskStatus } from '@a2a-js/sdk';
 import { AgentEvent, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { randomUUID } from 'node:crypto';
+
+/**
+ * How long the task of a blocking send stays unpublished at most (see {@link TaskEvents}): past
+ * this, it is published (and stored) `working`, readable from any instance while its turn runs.
+ */
+export const UNSEEN_TASK_MS = 100;
 
 /** A text part. */
 export function textPart(text: string): Part {
@@ -16,14 +22,19 @@ export function dataPart(value: unknown): Part {
  * Publishes one task's lifecycle on the SDK's event bus: the task first (the SDK requires a task or
  * message as the first event of every execution), then status and artifact updates.
  *
- * `unseen`: a new task of a blocking send. Its id reaches no one before the answer (sent once it
- * is final), so no subscriber watches its events — only the task store, which keeps the last
- * state. It gets fewer events (see {@link start}, and the reply's last chunk in TalkExecutor):
- * each event costs the SDK a load, a merge and a save of the whole task.
+ * `unseen`: a new task of a blocking send. Its id reaches no one before the answer, and nothing of
+ * it is stored before its first event: until it is published, no one can watch it. Each event costs
+ * the SDK a load, a merge, clones and a save of the whole task, so such a task is built here and
+ * published once, as one `task` event, when it ends (or needs input) — or `working`, as it stands,
+ * once it has run {@link UNSEEN_TASK_MS}, after which it gets the usual updates. A turn that ends
+ * sooner is one event instead of a task, an artifact and a status update.
  */
 export class TaskEvents {
   readonly taskId: string;
   readonly contextId: string;
+  /** The unseen task, until published. */
+  private pending?: Task;
+  private publishTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly request: RequestContext,
@@ -34,45 +45,71 @@ export class TaskEvents {
     this.contextId = request.contextId;
   }
 
-  /**
-   * The task as it stands (a follow-up message continues it), else a new submitted one; then
-   * `working`. An unseen task is published `working` at once, one event instead of two.
-   */
+  /** The task as it stands (a follow-up message continues it), else a new submitted one; then `working`. */
   start(): void {
-    const fresh = !this.request.task;
-    const task: Task = this.request.task ?? {
+    if (this.unseen && !this.request.task) {
+      this.pending = {
+        id: this.taskId,
+        contextId: this.contextId,
+        status: this.statusOf(TaskState.TASK_STATE_WORKING),
+        artifacts: [],
+        history: [this.request.userMessage],
+        metadata: undefined,
+      };
+      this.publishTimer = setTimeout(() => this.publishPending(), UNSEEN_TASK_MS).unref();
+      return;
+    }
+    this.bus.publish(AgentEvent.task(this.request.task ?? {
       id: this.taskId,
       contextId: this.contextId,
-      status: { state: this.unseen ? TaskState.TASK_STATE_WORKING : TaskState.TASK_STATE_SUBMITTED, timestamp: new Date().toISOString(), message: undefined },
+      status: this.statusOf(TaskState.TASK_STATE_SUBMITTED),
       artifacts: [],
       history: [this.request.userMessage],
       metadata: undefined,
-    };
-    this.bus.publish(AgentEvent.task(task));
-    if (!(fresh && this.unseen)) this.status(TaskState.TASK_STATE_WORKING);
+    }));
+    this.status(TaskState.TASK_STATE_WORKING);
   }
 
   status(state: TaskState, parts?: Part[]): void {
-    this.bus.publish(AgentEvent.statusUpdate({
-      taskId: this.taskId,
-      contextId: this.contextId,
-      status: { state, timestamp: new Date().toISOString(), message: parts ? this.agentMessage(parts) : undefined },
-      metadata: undefined,
-    }));
+    const status = this.statusOf(state, parts);
+    if (this.pending) {
+      // What the SDK's ResultManager makes of a status update: the status, its message added to the history.
+      this.pending.status = status;
+      if (status.message) this.pending.history.push(status.message);
+      if (state !== TaskState.TASK_STATE_WORKING) this.publishPending();
+      return;
+    }
+    this.bus.publish(AgentEvent.statusUpdate({ taskId: this.taskId, contextId: this.contextId, status, metadata: undefined }));
   }
 
   artifact(artifactId: string, name: string, parts: Part[], append: boolean, lastChunk: boolean): void {
-    this.bus.publish(AgentEvent.artifactUpdate({
-      taskId: this.taskId,
-      contextId: this.contextId,
-      artifact: { artifactId, name, description: '', parts, metadata: undefined, extensions: [] },
-      append,
-      lastChunk,
-      metadata: undefined,
-    }));
+    const artifact: Artifact = { artifactId, name, description: '', parts, metadata: undefined, extensions: [] };
+    if (this.pending) return appendArtifact(this.pending, artifact, append);
+    this.bus.publish(AgentEvent.artifactUpdate({ taskId: this.taskId, contextId: this.contextId, artifact, append, lastChunk, metadata: undefined }));
+  }
+
+  private publishPending(): void {
+    clearTimeout(this.publishTimer);
+    const task = this.pending;
+    this.pending = undefined;
+    if (task) this.bus.publish(AgentEvent.task(task));
+  }
+
+  private statusOf(state: TaskState, parts?: Part[]): TaskStatus {
+    return { state, timestamp: new Date().toISOString(), message: parts ? this.agentMessage(parts) : undefined };
   }
 
   private agentMessage(parts: Part[]): Message {
     return { messageId: randomUUID(), contextId: this.contextId, taskId: this.taskId, role: Role.ROLE_AGENT, parts, metadata: undefined, extensions: [], referenceTaskIds: [] };
   }
+}
+
+/** What the SDK's ResultManager makes of an artifact update: parts appended to the artifact of that id, or the artifact set. */
+function appendArtifact(task: Task, artifact: Artifact, append: boolean): void {
+  const existing = task.artifacts.find((a) => a.artifactId === artifact.artifactId);
+  if (existing && append) {
+    existing.parts.push(...artifact.parts);
+    if (artifact.name) existing.name = artifact.name;
+  } else if (existing) task.artifacts[task.artifacts.indexOf(existing)] = artifact;
+  else task.artifacts.push(artifact);
 }

@@ -23,6 +23,12 @@ export const NEW_TASK_STATE = 'restap.a2a.newTaskId';
  */
 export const BLOCKING_SEND_STATE = 'restap.a2a.blockingSend';
 
+/**
+ * Where a save leaves a task it wrote in a final state, for loads later in the same request (the
+ * SDK reloads a task after each `task` event): a final task changes no more, so no statement is needed.
+ */
+const FINAL_TASK_STATE = 'restap.a2a.finalTask';
+
 const TERMINAL = new Set<TaskState>([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
 /** States a blocking send answers with before the task ends (the SDK stops there): written before save resolves. */
 const INTERRUPTED = new Set<TaskState>([TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED]);
@@ -141,13 +147,8 @@ export class A2aTaskStore implements TaskStore {
    * interrupted state (input or auth required) are written before `save` resolves. In between,
    * while it runs here — `working`, then a reply streamed delta by delta, one save per delta — saves
    * are kept in memory and written at most every {@link FLUSH_MS} (loads here read the memory copy;
-   * other instances read a copy at most that old).
-   *
-   * One exception for the first save: a new task of a blocking SendMessage (see
-   * {@link BLOCKING_SEND_STATE}) has an id that no one but this request knows until the answer, and
-   * the answer waits for its final state to be written. Its first save is kept in memory like the
-   * later ones: a turn that ends within {@link FLUSH_MS} writes the task once, final; a longer one
-   * writes it (`working`, readable from any instance) at most {@link FLUSH_MS} after it started.
+   * other instances read a copy at most that old). The new task of a blocking SendMessage reaches
+   * its first save when it ends, or once it has run 100 ms (see TaskEvents).
    */
   async save(task: Task, context: ServerCallContext): Promise<void> {
     const caller = callerOf(context);
@@ -163,16 +164,14 @@ export class A2aTaskStore implements TaskStore {
       return;
     }
     // The first save of a task the SDK drew for this request: from now on, loads read memory or storage.
-    const drawnHere = context.state.get(NEW_TASK_STATE) === task.id;
-    if (drawnHere) context.state.delete(NEW_TASK_STATE);
-    const unseen = !entry && drawnHere && context.state.get(BLOCKING_SEND_STATE) === true;
+    if (context.state.get(NEW_TASK_STATE) === task.id) context.state.delete(NEW_TASK_STATE);
     const next: LiveTask = entry ?? { id: task.id, ownerHash: caller.ownerHash, contextHash: hashSessionId(task.contextId), box: caller.seal(task.contextId), state, task, written: Promise.resolve() };
     next.state = state;
     next.task = final ? compactText(task) : copyTask(task);
     if (final) this.live.delete(task.id);
     else this.live.set(task.id, next);
-    if (unseen && !now) return this.flushLater(next);
     await this.flush(next);
+    if (final) context.state.set(FINAL_TASK_STATE, next);
   }
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
@@ -183,11 +182,11 @@ export class A2aTaskStore implements TaskStore {
   async loadWithInfo(taskId: string, context: ServerCallContext): Promise<{ task: Task; info: StoredTaskInfo } | undefined> {
     const caller = callerOf(context);
     const known = knownContextIds(context, caller);
-    const live = this.live.get(taskId);
+    const live = this.live.get(taskId) ?? finalTaskOf(context, taskId);
     if (live && (live.ownerHash.equals(caller.ownerHash) || known.some((id) => hashSessionId(id).equals(live.contextHash)))) {
       const contextId = live.task.contextId;
       const visible = known.includes(contextId) || (caller.isAuthenticated && live.ownerHash.equals(caller.ownerHash));
-      return { task: withContextId(copyTask(live.task), visible ? contextId : ''), info: { runner: this.instanceId, updatedAt: new Date() } };
+      return { task: withContextId(copyTask(live.task), visible ? contextId : ''), info: { runner: TERMINAL.has(live.state) ? null : this.instanceId, updatedAt: new Date() } };
     }
     if (context.state.get(NEW_TASK_STATE) === taskId) return undefined; // drawn for this request, not saved yet
     const [row] = await this.sql.query<TaskRow>(LOAD, [taskId, caller.ownerHash, known[0] ? hashSessionId(known[0]) : null]);
@@ -287,6 +286,12 @@ export class A2aTaskStore implements TaskStore {
 /** The request's A2aCaller; a context built elsewhere counts as anonymous. */
 export function callerOf(context: ServerCallContext): A2aCaller {
   return context.user instanceof A2aCaller ? context.user : new A2aCaller({ headers: {} }, undefined);
+}
+
+/** The task this request saved in a final state, if it is `taskId` (see {@link FINAL_TASK_STATE}). */
+function finalTaskOf(context: ServerCallContext, taskId: string): LiveTask | undefined {
+  const saved = context.state.get(FINAL_TASK_STATE) as LiveTask | undefined;
+  return saved?.id === taskId ? saved : undefined;
 }
 
 function knownContextIds(context: ServerCallContext, caller: A2aCaller): string[] {

@@ -39,8 +39,8 @@ export class ReplicaAwareRequestHandler extends DefaultRequestHandler {
   }
 
   /**
-   * A blocking send is marked for the task store: its caller learns a new task's id from the answer
-   * only, so the store may keep the task's first save in memory (see A2aTaskStore.save).
+   * A blocking send is marked for the executor: its caller learns a new task's id from the answer
+   * only, so the task may be published once, when it ends (see TaskEvents).
    */
   override sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
     if (params.configuration?.returnImmediately !== true) context.state.set(BLOCKING_SEND_STATE, true);
