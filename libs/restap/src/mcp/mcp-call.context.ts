@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { RestapCaller } from '../core/caller';
 
 /** What the door knows of the HTTP request an MCP message came in, for the tools it reaches. */
@@ -10,18 +9,24 @@ export interface McpCall {
 }
 
 /**
- * The current request's call, across the SDK: `createMcpHandler` builds a server per request from
- * our factory and runs its handlers inside the same async chain, so the door sets this once around
- * the SDK's handler instead of smuggling headers through `authInfo` (which is for verified tokens).
+ * The call of each web `Request` the door hands to the SDK. The SDK gives a handler that same
+ * `Request` as `ctx.http.req` (the factory's `requestInfo`, on both eras), so the tools, resources
+ * and their handlers, built once per process, find the caller of the request they serve by it at
+ * call time. Not AsyncLocalStorage: on Node 20 its first use turns on promise hooks for the whole
+ * process, and every route then pays for them. Weak: an entry goes with its request.
  */
-export const mcpCalls = new AsyncLocalStorage<McpCall>();
+const calls = new WeakMap<Request, McpCall>();
+
+/** Ties `request` (the one the door passes to the SDK's handler) to the HTTP request's call. */
+export function bindCall(request: Request, call: McpCall): void {
+  calls.set(request, call);
+}
 
 /**
- * The call of the request being served, read when a handler runs: the tools, resources and their
- * handlers are built once per process and registered on each request's server, so the caller is
- * looked up here at call time instead of being closed over per request.
+ * The call of the request a handler serves, from its context. No call bound (never on the door's
+ * path): a caller without headers, judged by the host's guards as anonymous.
  */
-export function currentCall(): McpCall {
-  // No call bound (never on the door's path): a caller without headers, judged by the host's guards as anonymous.
-  return mcpCalls.getStore() ?? { caller: { headers: {} } };
+export function callOf(ctx: { http?: { req?: Request } }): McpCall {
+  const request = ctx.http?.req;
+  return (request === undefined ? undefined : calls.get(request)) ?? { caller: { headers: {} } };
 }

@@ -2,7 +2,7 @@ import { fromJsonSchema, type CallToolResult, type JsonSchemaType, type McpServe
 import type { JsonSchema } from '../interfaces/catalog.interface';
 import type { CapabilityTools, ToolDefinition } from '../core/tools/capability-tools';
 import type { InvocationResult } from '../core/invoker/invocation-result';
-import { currentCall } from './mcp-call.context';
+import { callOf } from './mcp-call.context';
 
 /** One registration on a request's server, built once per process: configs, schemas and handlers are shared by every server. */
 export interface McpRegistration {
@@ -20,7 +20,7 @@ export const ERROR_META_KEY = 'io.restap/error';
  * One MCP tool per capability offered as a tool: the discovery schemas as they are (JSON Schema
  * 2020-12, `$defs`, no `$schema`), `readOnlyHint` for GET, the title, and the capability id in
  * `_meta`. A call goes through `CapabilityTools` (the invoker: the host's guards with the
- * caller's headers — the current request's, read when the call runs — pipes, interceptors,
+ * caller's headers — the request's that carried the call, read when it runs — pipes, interceptors,
  * filters). A refusal or failure is a tool result with `isError: true` and the route's message,
  * never a JSON-RPC error and never a stack. Built once: each request's server only registers them.
  */
@@ -37,7 +37,7 @@ export function capabilityToolRegistrations(tools: CapabilityTools): McpRegistra
     };
     const structured = outputSchema !== undefined;
     const handler = async (args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> =>
-      toToolResult(await tools.call(tool.name, args ?? {}, currentCall().caller, ctx.mcpReq.signal), structured);
+      toToolResult(await tools.call(tool.name, args ?? {}, callOf(ctx).caller, ctx.mcpReq.signal), structured);
     return { tool: tool.name, register: (server: McpServer) => void server.registerTool(tool.name, config, handler) };
   });
 }

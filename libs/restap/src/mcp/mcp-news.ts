@@ -1,4 +1,4 @@
-import { fromJsonSchema, ProtocolError, type JsonSchemaType, ProtocolErrorCode, ResourceTemplate, type CallToolResult, type McpServer, type ReadResourceResult } from '@modelcontextprotocol/server';
+import { fromJsonSchema, ProtocolError, type JsonSchemaType, ProtocolErrorCode, ResourceTemplate, type CallToolResult, type McpServer, type ReadResourceResult, type ServerContext } from '@modelcontextprotocol/server';
 import { toErrorBody } from '../exceptions/restap-exception.filter';
 import { InvalidSinceException } from '../exceptions';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
@@ -6,7 +6,7 @@ import type { NewsService } from '../core/news/news.service';
 import { parseSessionId } from '../sessions/session-id';
 import { SESSION_ID_PATTERN } from '../restap.constants';
 import { toolError, type McpRegistration } from './mcp-capability.tools';
-import { currentCall } from './mcp-call.context';
+import { callOf } from './mcp-call.context';
 
 /** The news feed as a resource: the newest items (scoped like GET /news). */
 export const NEWS_URI = 'restap://news';
@@ -20,7 +20,7 @@ export const NEWS_POST_TOOL = 'news_post';
  * from), both as JSON text and scoped like GET /news: in session scope the session comes from the
  * Restap-Session-Id header — never from the URI, where a secret would be logged and cached. The
  * `news_post` tool stores an item as POST /news does and only acknowledges it: the agent never
- * replies to news. Built once; the session is the current request's, read when a handler runs.
+ * replies to news. Built once; the session is the header of the request being served, read when a handler runs.
  */
 export function newsRegistrations(news: NewsService, options: ResolvedRestapOptions): McpRegistration[] {
   const scope = options.news.scope;
@@ -28,11 +28,11 @@ export function newsRegistrations(news: NewsService, options: ResolvedRestapOpti
   // Items change with every post: a 2026-07-28 client must not serve a read from its cache.
   const cacheHint = { ttlMs: 0, cacheScope: 'private' as const };
   const newestConfig = { title: 'News', description: `The newest news items (informational: the agent never replies to them), oldest first.${sessionNote}`, mimeType: 'application/json', cacheHint };
-  const readNewest = async (uri: URL): Promise<ReadResourceResult> => json(uri.href, { items: await news.forTalk(newsSession(scope)) });
+  const readNewest = async (uri: URL, ctx: ServerContext): Promise<ReadResourceResult> => json(uri.href, { items: await news.forTalk(newsSession(scope, ctx)) });
   const pageConfig = { title: 'News since a cursor', description: `News items newer than since (ms), oldest first, with the timestamp to read from next.${sessionNote}`, mimeType: 'application/json', cacheHint };
-  const readPage = async (uri: URL, variables: Record<string, string | string[]>): Promise<ReadResourceResult> => {
+  const readPage = async (uri: URL, variables: Record<string, string | string[]>, ctx: ServerContext): Promise<ReadResourceResult> => {
     const since = parseSince(variables.since);
-    const page = await news.readItems({ sessionId: newsSession(scope), since, limit: options.news.defaultLimit });
+    const page = await news.readItems({ sessionId: newsSession(scope, ctx), since, limit: options.news.defaultLimit });
     return json(uri.href, { items: page.items, timestamp: page.timestamp, has_more: page.hasMore });
   };
   return [
@@ -62,10 +62,10 @@ function newsPostRegistration(news: NewsService, options: ResolvedRestapOptions)
     inputSchema: fromJsonSchema<Record<string, unknown>>(input as JsonSchemaType),
     annotations: { title: 'Send news to the agent', readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   };
-  const handler = async (args: Record<string, unknown>): Promise<CallToolResult> => {
+  const handler = async (args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> => {
     try {
       const { session_id: given, ...body } = args;
-      const sessionId = given === undefined ? currentCall().sessionId : parseSessionId(given);
+      const sessionId = given === undefined ? callOf(ctx).sessionId : parseSessionId(given);
       const ack = await news.receive({ body, sessionId, idempotencyKey: undefined });
       return { content: [{ type: 'text', text: JSON.stringify(ack) }], structuredContent: { ...ack } };
     } catch (error) {
@@ -76,9 +76,9 @@ function newsPostRegistration(news: NewsService, options: ResolvedRestapOptions)
   return { tool: NEWS_POST_TOOL, register: (server) => void server.registerTool(NEWS_POST_TOOL, config, handler) };
 }
 
-/** The session a news read addresses (the current request's); session scope without one is refused like GET /news (missing_session_id). */
-function newsSession(scope: 'global' | 'session'): string | undefined {
-  const call = currentCall();
+/** The session a news read addresses (the request's header); session scope without one is refused like GET /news (missing_session_id). */
+function newsSession(scope: 'global' | 'session', ctx: ServerContext): string | undefined {
+  const call = callOf(ctx);
   if (call.sessionId === undefined && scope === 'session') {
     // A read has no tool result to carry a refusal: it is the read's JSON-RPC error, saying what to send.
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'missing_session_id: this agent keeps news per session: send the Restap-Session-Id header.', { error: 'missing_session_id' });

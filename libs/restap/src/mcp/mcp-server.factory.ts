@@ -17,8 +17,8 @@ const SERVER_VERSION = '0.1.0';
  * Builds the `McpServer` that answers one HTTP request (the SDK's per-request factory): every
  * capability as a tool, the `talk` tool, the news resource and `news_post`. Their configs,
  * schemas and handlers are built once (the catalog is fixed after bootstrap) and only registered
- * on each request's server; a handler reads the request's caller when it runs (`currentCall()`,
- * bound by the door around the SDK). Nothing lives on the instance between requests, so any
+ * on each request's server; a handler reads the request's caller when it runs (`callOf(ctx)`,
+ * bound by the door to the request it hands the SDK). Nothing lives on the instance between requests, so any
  * replica can answer any request. Resource subscriptions are advertised to 2026-07-28 clients only: they receive
  * updates on `subscriptions/listen` streams, while a 2025-era client's per-resource subscription
  * would need a session this stateless endpoint does not keep (it reads the resource instead).

@@ -7,7 +7,7 @@ import { parseSessionId } from '../sessions/session-id';
 import type { TalkService } from '../core/talk/talk.service';
 import type { RestapCaller } from '../core/caller';
 import { toolError, type McpRegistration } from './mcp-capability.tools';
-import { currentCall } from './mcp-call.context';
+import { callOf } from './mcp-call.context';
 
 export const TALK_TOOL = 'talk';
 
@@ -25,7 +25,7 @@ interface TalkToolOutput {
  * carries a `progressToken`, each text delta is sent at once as `notifications/progress` with the
  * text in `message` (progress counts the characters so far), so a client can show the reply as it
  * is written. The client cancelling the call (or leaving) stops the turn, stored as aborted.
- * Built once; the caller is the current request's, read when the call runs.
+ * Built once; the caller is the request's that carried the call, read when it runs.
  */
 export function talkToolRegistration(talk: TalkService, options: ResolvedRestapOptions): McpRegistration {
   const { maxMessageLength, sessions } = options.talk;
@@ -55,7 +55,7 @@ export function talkToolRegistration(talk: TalkService, options: ResolvedRestapO
     outputSchema: fromJsonSchema<TalkToolOutput>(output as JsonSchemaType),
     annotations: { title: options.talk.title, readOnlyHint: false, openWorldHint: true },
   };
-  const handler = (args: { message: string; session_id?: string }, ctx: ServerContext): Promise<CallToolResult> => runTurn(talk, args, currentCall().caller, ctx);
+  const handler = (args: { message: string; session_id?: string }, ctx: ServerContext): Promise<CallToolResult> => runTurn(talk, args, callOf(ctx).caller, ctx);
   return { tool: TALK_TOOL, register: (server: McpServer) => void server.registerTool(TALK_TOOL, config, handler) };
 }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
-import { toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
+import { toNodeHandler, type ToNodeHandlerOptions } from '@modelcontextprotocol/node';
 import type { NextFunction, Request, Response } from 'express';
 import typeIs from 'type-is';
 import { RESTAP_OPTIONS, SESSION_ID_HEADER } from '../restap.constants';
@@ -12,7 +12,7 @@ import type { ResolvedRestapOptions } from '../interfaces/restap-options.interfa
 import { RestapDrain } from '../lifecycle/restap-drain.service';
 import { callerOf } from '../core/caller';
 import { parseSessionId } from '../sessions/session-id';
-import { mcpCalls, type McpCall } from './mcp-call.context';
+import { bindCall, type McpCall } from './mcp-call.context';
 import { RestapRateLimit } from '../guards/restap-rate-limit';
 import { DoorGuards } from '../guards/door-guards';
 import { createOriginCheck } from './mcp-origin';
@@ -44,7 +44,7 @@ export class McpDoor implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly json: DoorJsonBody;
   private readonly checkOrigin: ReturnType<typeof createOriginCheck>;
   private handler?: McpHttpHandler;
-  private serve?: NodeMcpRequestHandler;
+  private readonly adapter: ToNodeHandlerOptions;
 
   constructor(
     adapterHost: HttpAdapterHost,
@@ -57,6 +57,7 @@ export class McpDoor implements OnApplicationBootstrap, OnApplicationShutdown {
   ) {
     this.json = new DoorJsonBody(options.limits);
     this.checkOrigin = createOriginCheck(options.mcp.allowedOrigins);
+    this.adapter = { maxRequestBodySize: options.limits.bodyBytes };
     if (!options.mcp.enabled) return;
     adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.route(req, res, next));
   }
@@ -68,7 +69,6 @@ export class McpDoor implements OnApplicationBootstrap, OnApplicationShutdown {
       maxRequestBodySize: this.options.limits.bodyBytes,
     });
     this.handler = handler;
-    this.serve = toNodeHandler(handler, { maxRequestBodySize: this.options.limits.bodyBytes });
     this.notifier.attach(handler);
     this.logger.log(`MCP: Streamable HTTP at ${this.options.mcp.path} (protocol 2026-07-28 and 2025-era clients)`);
   }
@@ -79,8 +79,8 @@ export class McpDoor implements OnApplicationBootstrap, OnApplicationShutdown {
 
   private route(req: Request, res: Response, next: NextFunction): void {
     const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
-    const serve = this.serve;
-    if (path !== this.options.mcp.path || !serve) return next();
+    const handler = this.handler;
+    if (path !== this.options.mcp.path || !handler) return next();
     res.removeHeader('X-Powered-By');
     if (!this.checkOrigin(req, res)) return;
     if (applyMcpCors(req, res)) return;
@@ -98,11 +98,25 @@ export class McpDoor implements OnApplicationBootstrap, OnApplicationShutdown {
           } catch (error) {
             return fail(res, error);
           }
-          mcpCalls.run(call, () => void serve(req, res, req.method === 'POST' ? req.body : undefined));
+          this.serve(handler, call, req, res);
         },
         (error: unknown) => fail(res, error),
       );
     }));
+  }
+
+  /**
+   * Hands the request to the SDK through its Node adapter, tying the web `Request` the adapter
+   * makes to the request's call on the way (the adapter takes any `fetch`), so the handlers find
+   * it as `ctx.http.req`. The adapter is two closures: one per request costs less than any
+   * request-scoped context.
+   */
+  private serve(handler: McpHttpHandler, call: McpCall, req: Request, res: Response): void {
+    const fetch: McpHttpHandler['fetch'] = (request, options) => {
+      bindCall(request, call);
+      return handler.fetch(request, options);
+    };
+    void toNodeHandler({ fetch }, this.adapter)(req, res, req.method === 'POST' ? req.body : undefined);
   }
 
   /** POST bodies are read here with the module's limits; the SDK judges what the JSON says. */
