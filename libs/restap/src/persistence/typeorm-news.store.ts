@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { integerText } from '../core/text/integer-text';
 import { RestapSql, statement, type RestapStatement } from './restap-sql';
 import { GroupCommit, sharedReads } from './group-commit';
 import { GLOBAL_SEQUENCE, NewsAppend, NewsAppendResult, NewsPageQuery, NewsPageRows, NewsStore, StoredNews } from './news.store';
@@ -201,8 +202,8 @@ export class TypeOrmNewsStore extends NewsStore {
   private async readPage(query: NewsPageQuery): Promise<NewsPageRows> {
     const rows =
       query.feed === undefined
-        ? await this.sql.query<Row>(PAGE_ALL, [query.sequence, query.since, query.limit + 1])
-        : await this.sql.query<Row>(PAGE_FEED, [query.sequence, query.feed, query.since, query.limit + 1]);
+        ? await this.sql.query<Row>(PAGE_ALL, [query.sequence, integerText(query.since), query.limit + 1])
+        : await this.sql.query<Row>(PAGE_FEED, [query.sequence, query.feed, integerText(query.since), query.limit + 1]);
     let watermark: number | undefined;
     const items: StoredNews[] = [];
     for (const row of rows) {
