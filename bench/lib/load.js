@@ -9,7 +9,7 @@ const autocannon = require('autocannon');
  */
 async function http({ url, method = 'GET', headers = {}, body, connections = 16, seconds = 5, pipelining = 1, pathOf, verifyBody }) {
   let next = 0;
-  const setupClient = pathOf ? (client) => client.setRequest({ method, headers, body, path: pathOf(next++) }) : undefined;
+  const setupClient = pathOf ? (client) => client.setRequests([{ method, headers, body, path: pathOf(next++) }]) : undefined;
   const result = await autocannon({ url, method, headers, body, connections, duration: seconds, pipelining, ...(setupClient ? { setupClient } : {}), ...(verifyBody ? { verifyBody } : {}) });
   return {
     rps: result.requests.average,

@@ -1,5 +1,6 @@
 import type { NewsItem } from '../../interfaces/news.interface';
 import type { StoredNews } from '../../persistence/news.store';
+import { integerText } from '../text/integer-text';
 
 /** The public id of a stored item. */
 export const newsIdOf = (id: string): string => `news_${id}`;
@@ -13,14 +14,14 @@ export function itemJson(row: StoredNews): string {
   if (!body.startsWith('{') || !body.endsWith('}')) {
     throw new Error(`Stored news item ${row.id} is not a JSON object.`);
   }
-  const server = `"timestamp":${row.ts},"news_id":${JSON.stringify(newsIdOf(row.id))}`;
+  const server = `"timestamp":${integerText(row.ts)},"news_id":${JSON.stringify(newsIdOf(row.id))}`;
   const inner = body.slice(1, -1).trim();
   return `{${inner}${inner ? ',' : ''}${server}}`;
 }
 
 /** GET /news answer text: `{items, timestamp, has_more}`. */
 export function pageJson(rows: StoredNews[], timestamp: number, hasMore: boolean): string {
-  return `{"items":[${rows.map(itemJson).join(',')}],"timestamp":${timestamp},"has_more":${hasMore}}`;
+  return `{"items":[${rows.map(itemJson).join(',')}],"timestamp":${integerText(timestamp)},"has_more":${hasMore}}`;
 }
 
 /** A stored item as an object (for `@News()` handlers and `ctx.news`). */
