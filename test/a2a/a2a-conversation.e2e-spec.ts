@@ -44,13 +44,17 @@ describe('A2A door: conversation over the sample agent', () => {
     expect(reply).toContain('You said: stream please');
   });
 
-  it('SendMessage with tool steps: the answer holds the reply, and the steps as agent messages in the history', async () => {
+  /** The fake model asks for text_reverse once, then replies. */
+  const reverseThenReply = (): void =>
     llm.configure({
       respond: (body) =>
         (body.messages ?? []).some((m) => m.role === 'tool')
           ? { text: 'Reversed it for you.' }
           : { toolCalls: [{ id: 'call_1', name: 'text_reverse', arguments: JSON.stringify({ text: 'abc' }) }] },
     });
+
+  it('SendMessage with tool steps: the answer holds the reply, and the steps as agent messages in the history', async () => {
+    reverseThenReply();
     const client = await clientFor(agent.url);
     const task = asTask(await client.sendMessage(sendParams(userMessage([text('reverse abc, blocking')])), withKey()));
     llm.configure({ respond: undefined });
@@ -82,12 +86,7 @@ describe('A2A door: conversation over the sample agent', () => {
   });
 
   it('tool steps of the agent loop arrive as working status messages, then the reply and completed', async () => {
-    llm.configure({
-      respond: (body) =>
-        (body.messages ?? []).some((m) => m.role === 'tool')
-          ? { text: 'Reversed it for you.' }
-          : { toolCalls: [{ id: 'call_1', name: 'text_reverse', arguments: JSON.stringify({ text: 'abc' }) }] },
-    });
+    reverseThenReply();
     const client = await clientFor(agent.url);
     const events = await collect(client.sendMessageStream(sendParams(userMessage([text('reverse abc please')])), withKey()));
     llm.configure({ respond: undefined });
