@@ -162,6 +162,8 @@ const APPEND_FEED = statement(APPEND_FEED_SQL, 'news.append (feed sequence)');
 const FIND_BY_KEY = statement(FIND_BY_KEY_SQL, 'news.find-by-idempotency-key');
 const PAGE_FEED = statement(PAGE_FEED_SQL, 'news.page (one feed)');
 const PAGE_ALL = statement(PAGE_ALL_SQL, 'news.page (all feeds)');
+/** The page statements for a limit without statements of its own: LIMIT as the last parameter. */
+const LIMIT_AS_PARAMETER = { feed: PAGE_FEED, all: PAGE_ALL };
 const WATERMARKS = statement(WATERMARKS_SQL, 'news.watermarks (held polls resync)');
 const FRESH = statement(FRESH_SQL, 'news.fresh (held polls resync)');
 
@@ -241,10 +243,8 @@ export class TypeOrmNewsStore extends NewsStore {
     const fetch = query.limit + 1; // one more tells whether more are waiting
     const since = integerText(query.since);
     const own = this.pageStatementsFor(fetch);
-    const rows =
-      query.feed === undefined
-        ? await this.sql.query<Row>(own?.all ?? PAGE_ALL, own ? [query.sequence, since] : [query.sequence, since, fetch])
-        : await this.sql.query<Row>(own?.feed ?? PAGE_FEED, own ? [query.sequence, query.feed, since] : [query.sequence, query.feed, since, fetch]);
+    const params: unknown[] = query.feed === undefined ? [query.sequence, since] : [query.sequence, query.feed, since];
+    const rows = await this.sql.query<Row>((own ?? LIMIT_AS_PARAMETER)[query.feed === undefined ? 'all' : 'feed'], own ? params : [...params, fetch]);
     let watermark: number | undefined;
     const items: StoredNews[] = [];
     for (const row of rows) {
