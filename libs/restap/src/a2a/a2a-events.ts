@@ -3,6 +3,13 @@ import { AgentEvent, type ExecutionEventBus, type RequestContext } from '@a2a-js
 import { randomUUID } from 'node:crypto';
 
 /**
+ * Set on a blocking SendMessage (see ReplicaAwareRequestHandler): its caller learns the id of a
+ * new task from the answer only, sent once the task is final (or interrupted) and written: its
+ * new task may be published once, when it ends (see {@link TaskEvents}).
+ */
+export const BLOCKING_SEND_STATE = 'restap.a2a.blockingSend';
+
+/**
  * How long the task of a blocking send stays unpublished at most (see {@link TaskEvents}): past
  * this, it is published (and stored) `working`, readable from any instance while its turn runs.
  */

@@ -18,12 +18,6 @@ export const CONTEXT_ID_STATE = 'restap.a2a.contextId';
 export const NEW_TASK_STATE = 'restap.a2a.newTaskId';
 
 /**
- * Set on a blocking SendMessage (see ReplicaAwareRequestHandler): its caller learns the id of a
- * new task from the answer only, sent once the task is final (or interrupted) and written.
- */
-export const BLOCKING_SEND_STATE = 'restap.a2a.blockingSend';
-
-/**
  * Where a save leaves a task it wrote in a final state, for loads later in the same request (the
  * SDK reloads a task after each `task` event): a final task changes no more, so no statement is needed.
  */

@@ -2,7 +2,8 @@ import { TaskState, type AgentCard, type CancelTaskRequest, type Message, type S
 import { TaskNotCancelableError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler, type AgentExecutor, type ServerCallContext } from '@a2a-js/sdk/server';
-import { BLOCKING_SEND_STATE, type A2aTaskStore } from './a2a-task.store';
+import type { A2aTaskStore } from './a2a-task.store';
+import { BLOCKING_SEND_STATE } from './a2a-events';
 import type { RemoteCancels } from './remote-cancels';
 import { followStoredTask } from './stored-subscription';
 

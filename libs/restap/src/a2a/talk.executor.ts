@@ -6,8 +6,8 @@ import { toErrorBody } from '../exceptions/restap-exception.filter';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import type { TalkChunk } from '../interfaces/talk.interface';
 import { TalkService, type OpenTurn } from '../core/talk/talk.service';
-import { BLOCKING_SEND_STATE, callerOf, CONTEXT_ID_STATE, NEW_TASK_STATE } from './a2a-task.store';
-import { dataPart, TaskEvents, textPart } from './a2a-events';
+import { callerOf, CONTEXT_ID_STATE, NEW_TASK_STATE } from './a2a-task.store';
+import { BLOCKING_SEND_STATE, dataPart, TaskEvents, textPart } from './a2a-events';
 import { CapabilityInvoker } from '../core/invoker/capability-invoker';
 import { capabilityCallOf, runCapability } from './capability.call';
 
