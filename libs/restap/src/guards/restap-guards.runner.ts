@@ -19,7 +19,12 @@ export class RestapGuardsRunner implements CanActivate {
     private readonly moduleRef: ModuleRef,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    // Without the option (the usual case) every request passes at once: no promise to await.
+    return this.options.guards.length ? this.run(context) : true;
+  }
+
+  private async run(context: ExecutionContext): Promise<boolean> {
     for (const guard of await (this.guards ??= this.resolve())) {
       const verdict = guard.canActivate(context);
       const allowed = isObservable(verdict) ? await lastValueFrom(verdict) : await verdict;
