@@ -74,9 +74,9 @@ const TASK_SIDE: TurnSideTable = {
   ORDER BY id${ON_CONFLICT}`,
 };
 
-/** A final task written with its turn (see {@link TURN_ROW_STATE}): its id and stored document. */
+/** A final task written with its turn (see {@link TURN_ROW_STATE}): the task and its stored document. */
 interface TurnRow {
-  id: string;
+  entry: LiveTask;
   document: string;
   committed: boolean;
 }
@@ -170,7 +170,9 @@ export class A2aTaskStore implements TaskStore {
    * while it runs here — `working`, then a reply streamed delta by delta, one save per delta — saves
    * are kept in memory and written at most every {@link FLUSH_MS} (loads here read the memory copy;
    * other instances read a copy at most that old). The new task of a blocking SendMessage reaches
-   * its first save when it ends, or once it has run 100 ms (see TaskEvents).
+   * its first save when it ends, or once it has run 100 ms (see TaskEvents); when it ends completed
+   * within those 100 ms, the statement that stored its turn stored it too (see {@link sideRow}),
+   * and its save writes nothing.
    */
   async save(task: Task, context: ServerCallContext): Promise<void> {
     const caller = callerOf(context);
@@ -187,13 +189,18 @@ export class A2aTaskStore implements TaskStore {
     }
     // The first save of a task the SDK drew for this request: from now on, loads read memory or storage.
     if (context.state.get(NEW_TASK_STATE) === task.id) context.state.delete(NEW_TASK_STATE);
+    // A final task its turn's statement stored, unchanged since: nothing to write.
+    const stored = final && !entry ? storedWithTurn(task, context) : undefined;
+    if (stored) {
+      context.state.set(FINAL_TASK_STATE, stored);
+      return;
+    }
     const next: LiveTask = entry ?? { id: task.id, ownerHash: caller.ownerHash, contextHash: hashSessionId(task.contextId), box: caller.seal(task.contextId), state, task, written: Promise.resolve() };
     next.state = state;
     next.task = final ? compactText(task) : copyTask(task);
     if (final) this.live.delete(task.id);
     else this.live.set(task.id, next);
-    // A final task its turn's statement already stored, unchanged since: nothing to write.
-    if (!final || !this.storedWithTurn(next, context)) await this.flush(next);
+    await this.flush(next);
     if (final) context.state.set(FINAL_TASK_STATE, next);
   }
 
@@ -207,7 +214,7 @@ export class A2aTaskStore implements TaskStore {
     const state = task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
     const entry: LiveTask = { id: task.id, ownerHash: caller.ownerHash, contextHash: hashSessionId(task.contextId), box: caller.seal(task.contextId), state, task: compactText(task), written: Promise.resolve() };
     const values = this.rowOf(entry);
-    const row: TurnRow = { id: task.id, document: values[6], committed: false };
+    const row: TurnRow = { entry, document: values[6], committed: false };
     context.state.set(TURN_ROW_STATE, row);
     return { table: TASK_SIDE, values };
   }
@@ -218,13 +225,7 @@ export class A2aTaskStore implements TaskStore {
     if (row) row.committed = true;
   }
 
-  /** True when the turn's statement stored `entry`'s task as it stands now (see {@link sideRow}). */
-  private storedWithTurn(entry: LiveTask, context: ServerCallContext): boolean {
-    const row = context.state.get(TURN_ROW_STATE) as TurnRow | undefined;
-    if (!row?.committed || row.id !== entry.id) return false;
-    context.state.delete(TURN_ROW_STATE);
-    return row.document === documentOf(entry.task);
-  }
+
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
     return (await this.loadWithInfo(taskId, context))?.task;
@@ -343,6 +344,17 @@ export class A2aTaskStore implements TaskStore {
 /** The request's A2aCaller; a context built elsewhere counts as anonymous. */
 export function callerOf(context: ServerCallContext): A2aCaller {
   return context.user instanceof A2aCaller ? context.user : new A2aCaller({ headers: {} }, undefined);
+}
+
+/**
+ * The task as its turn's statement stored it, when that statement committed and `task` is the same
+ * (see A2aTaskStore.sideRow); undefined otherwise, and for any later save.
+ */
+function storedWithTurn(task: Task, context: ServerCallContext): LiveTask | undefined {
+  const row = context.state.get(TURN_ROW_STATE) as TurnRow | undefined;
+  if (!row?.committed || row.entry.id !== task.id) return undefined;
+  context.state.delete(TURN_ROW_STATE);
+  return documentOf(compactText(task)) === row.document ? row.entry : undefined;
 }
 
 /** The stored document of a task: its JSON, context id blanked. */
