@@ -165,4 +165,26 @@ describe('A2A door: two instances on one database', () => {
       await pg.end();
     }
   });
+
+  it('a blocking send whose turn cannot be stored: its task (rolled back with the turn) is stored failed by a write of its own, and B reads it so', async () => {
+    const onA = await clientFor(a.url);
+    const onB = await clientFor(b.url);
+    const pg = new Client({ connectionString: url });
+    await pg.connect();
+    await pg.query(`CREATE OR REPLACE FUNCTION test_refuse_turn() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.content = 'refuse this turn' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$`);
+    await pg.query(`CREATE TRIGGER test_refuse_turn BEFORE INSERT ON restap_turns FOR EACH ROW EXECUTE FUNCTION test_refuse_turn()`);
+    try {
+      const task = asTask(await onA.sendMessage(sendParams(userMessage([text('refuse this turn')])), withKey()));
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+      const read = await onB.getTask({ tenant: '', id: task.id }, withKey());
+      expect(read.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+      expect(read.status?.message?.parts[0]?.content?.$case).toBe('text');
+      const { rows } = await pg.query(`SELECT count(*)::int AS n FROM restap_turns WHERE content = 'refuse this turn'`);
+      expect(rows[0].n).toBe(0);
+    } finally {
+      await pg.query(`DROP TRIGGER test_refuse_turn ON restap_turns`);
+      await pg.end();
+    }
+  });
 });
