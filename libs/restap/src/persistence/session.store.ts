@@ -28,7 +28,7 @@ export interface NewTalkTurn {
  * };
  */
 export interface TurnSideTable {
-  /** Names the write (the statement's purpose in the log); one statement is built per set of tables. */
+  /** Names the write, uniquely among side tables: the statement's purpose in the log, and the key its statement is kept under. */
   readonly name: string;
   /** Each column's name and the array type of its parameter, in the order of a row's values. */
   readonly columns: ReadonlyArray<readonly [name: string, arrayType: string]>;
