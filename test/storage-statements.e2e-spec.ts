@@ -369,7 +369,8 @@ describe('a door\'s side row is stored by the statement that stores the turn (Tu
     }
   });
 
-  it('a side row that cannot be written fails its turn too (neither is stored), and only its own', async () => {
+  // Server only: PGlite's node-postgres adapter loses its connection when a statement fails mid-execution (see above).
+  (usingServer() ? it : it.skip)('a side row that cannot be written fails its turn too (neither is stored), and only its own', async () => {
     const store = new TypeOrmSessionStore(new RestapSql(agent.app.get(DataSource), options()));
     const [good, bad, other] = ['good', 'bad', 'other'].map((k) => `${k}-${Date.now()}`);
     const results = await Promise.allSettled([
