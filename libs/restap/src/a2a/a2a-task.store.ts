@@ -1,13 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { Task, TaskState, taskStateToJSON, type ListTasksRequest, type ListTasksResponse, type Part } from '@a2a-js/sdk';
+import { Task, TaskState, taskStateToJSON, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
-import { RestapSql, statement } from '../persistence/restap-sql';
+import { RestapSql } from '../persistence/restap-sql';
 import { hashSessionId } from '../sessions/session-id';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { randomBytes } from 'node:crypto';
 import { A2aCaller } from './a2a-caller';
 import { GroupCommit } from '../persistence/group-commit';
-import type { TurnSideRow, TurnSideTable } from '../persistence/session.store';
+import type { TurnSideRow } from '../persistence/session.store';
+import { compactText, copyTask, withContextId } from './a2a-task.copies';
+import { LIST_BY_CONTEXT, LIST_BY_OWNER, LOAD, MAX_SAVE_BATCH, SAVE, SAVE_MANY, TASK_SIDE, type TaskRow, type TaskWrite } from './a2a-task.sql';
 
 /** Where the executor leaves the context id of the turn it runs (see {@link A2aTaskStore.load}). */
 export const CONTEXT_ID_STATE = 'restap.a2a.contextId';
@@ -35,86 +37,11 @@ const TERMINAL = new Set<TaskState>([TaskState.TASK_STATE_COMPLETED, TaskState.T
 /** States a blocking send answers with before the task ends (the SDK stops there): written before save resolves. */
 const INTERRUPTED = new Set<TaskState>([TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED]);
 
-/** A task is read by its owner, or by whoever names its context (the session id is the secret). */
-const LOAD = statement(`
-  SELECT task, context_hash, context_box, runner, updated_at FROM restap_a2a_tasks
-  WHERE id = $1 AND (owner_hash = $2 OR context_hash = $3)`);
-
-/** What a save of a row does to the row already there: only a writer who may read it updates it (another identity cannot overwrite it). */
-const ON_CONFLICT = `
-  ON CONFLICT (id) DO UPDATE SET
-    context_box = COALESCE(t.context_box, EXCLUDED.context_box),
-    state = EXCLUDED.state, status_at = EXCLUDED.status_at, task = EXCLUDED.task,
-    runner = EXCLUDED.runner, updated_at = now()
-  WHERE t.owner_hash = EXCLUDED.owner_hash OR t.context_hash = EXCLUDED.context_hash`;
-
-/** Insert, or update, one task. */
-const SAVE = statement(`
-  INSERT INTO restap_a2a_tasks AS t (id, owner_hash, context_hash, context_box, state, status_at, task, runner)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8)${ON_CONFLICT}`, 'a2a.task-save');
-
-/** The same for several tasks (distinct ids) in one statement, rows in id order (one lock order for every writer). */
-const SAVE_MANY = statement(`
-  INSERT INTO restap_a2a_tasks AS t (id, owner_hash, context_hash, context_box, state, status_at, task, runner)
-  SELECT id, owner_hash, context_hash, context_box, state, status_at, task::json, runner
-  FROM unnest($1::text[], $2::bytea[], $3::bytea[], $4::bytea[], $5::text[], $6::timestamptz[], $7::text[], $8::text[])
-    AS w(id, owner_hash, context_hash, context_box, state, status_at, task, runner)
-  ORDER BY id${ON_CONFLICT}`, 'a2a.task-save-batch');
-
-/**
- * Final tasks written in the statement that stores the turn that ended them (see TurnSideTable): the
- * same columns and conflict rule as SAVE_MANY, so the task is durable exactly when its turn is.
- */
-const TASK_SIDE: TurnSideTable = {
-  name: 'a2a.task-save',
-  columns: [['id', 'text[]'], ['owner_hash', 'bytea[]'], ['context_hash', 'bytea[]'], ['context_box', 'bytea[]'], ['state', 'text[]'], ['status_at', 'timestamptz[]'], ['task', 'text[]'], ['runner', 'text[]']],
-  write: (rows) => `
-  INSERT INTO restap_a2a_tasks AS t (id, owner_hash, context_hash, context_box, state, status_at, task, runner)
-  SELECT id, owner_hash, context_hash, context_box, state, status_at, task::json, runner FROM ${rows}
-  ORDER BY id${ON_CONFLICT}`,
-};
-
 /** A final task written with its turn (see {@link TURN_ROW_STATE}): the task and its stored document. */
 interface TurnRow {
   entry: LiveTask;
   document: string;
   committed: boolean;
-}
-
-/** Task writes one statement takes at most. */
-const MAX_SAVE_BATCH = 64;
-
-/** One task write, its values in SAVE's order. */
-type TaskWrite = [id: string, ownerHash: Buffer, contextHash: Buffer, box: Buffer | null, state: string, statusAt: Date, task: string, runner: string | null];
-
-/**
- * One page of a scope, newest status first: `$1` the owner hash (or the context hash, see
- * {@link listStatements}), `$2`/`$3` the cursor, `$4` a state, `$5` a time floor. One statement per
- * scope, so each plans onto its own (scope, status_at, id) index.
- */
-function listStatements(column: 'owner_hash' | 'context_hash') {
-  const filter = `${column} = $1 AND ($4::text IS NULL OR state = $4) AND ($5::timestamptz IS NULL OR status_at > $5)`;
-  return {
-    page: statement(`
-      SELECT id, task, context_hash, context_box, status_at FROM restap_a2a_tasks
-      WHERE ${filter} AND ($2::timestamptz IS NULL OR (status_at, id) < ($2::timestamptz, $3::text))
-      ORDER BY status_at DESC, id DESC
-      LIMIT $6`),
-    count: statement(`SELECT count(*)::int AS n FROM restap_a2a_tasks WHERE ${filter} AND $2::timestamptz IS NULL AND $3::text IS NULL`),
-  };
-}
-
-const LIST_BY_OWNER = listStatements('owner_hash');
-const LIST_BY_CONTEXT = listStatements('context_hash');
-
-interface TaskRow {
-  id?: string;
-  task: unknown;
-  context_hash: Buffer;
-  context_box: Buffer | null;
-  runner?: string | null;
-  updated_at?: Date | string;
-  status_at?: Date | string;
 }
 
 /** While a task streams, the longest its stored copy lags behind, ms. */
@@ -371,59 +298,6 @@ function finalTaskOf(context: ServerCallContext, taskId: string): LiveTask | und
 function knownContextIds(context: ServerCallContext, caller: A2aCaller): string[] {
   const running = context.state.get(CONTEXT_ID_STATE);
   return [...(typeof running === 'string' && running ? [running] : []), ...(caller.contextHint ? [caller.contextHint] : [])];
-}
-
-/**
- * A copy of a finished task whose streamed reply is one text part per artifact run instead of one
- * per delta: adjacent plain text parts (no metadata, no filename, same media type) are joined.
- */
-function compactText(task: Task): Task {
-  const copy = copyTask(task);
-  for (const artifact of copy.artifacts ?? []) {
-    const parts: Part[] = [];
-    for (const part of artifact.parts) {
-      const last = parts[parts.length - 1];
-      if (part.content?.$case === 'text' && last?.content?.$case === 'text' && plain(part) && plain(last) && part.mediaType === last.mediaType) {
-        last.content = { $case: 'text', value: last.content.value + part.content.value };
-      } else {
-        parts.push(part);
-      }
-    }
-    artifact.parts = parts;
-  }
-  return copy;
-}
-
-/**
- * A deep copy of a task. A task is JSON-shaped data (plain objects, arrays, strings, numbers, the
- * bytes of a raw part), which a recursive copy takes in about a tenth of `structuredClone`'s time;
- * anything else in it (a class instance in metadata) is copied by `structuredClone`.
- */
-function copyTask(task: Task): Task {
-  return copyData(task) as Task;
-}
-
-function copyData(value: unknown): unknown {
-  if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map(copyData);
-  const proto = Object.getPrototypeOf(value) as unknown;
-  if (proto !== Object.prototype && proto !== null) return structuredClone(value);
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) copy[key] = copyData((value as Record<string, unknown>)[key]);
-  return copy;
-}
-
-const plain = (part: Part): boolean => !part.filename && (!part.metadata || !Object.keys(part.metadata).length);
-
-/** A copy of `task` whose context id (and its messages') is `contextId`. */
-function withContextId(task: Task, contextId: string): Task {
-  const message = task.status?.message;
-  return {
-    ...task,
-    contextId,
-    history: (task.history ?? []).map((m) => ({ ...m, contextId })),
-    ...(task.status ? { status: { ...task.status, ...(message ? { message: { ...message, contextId } } : {}) } } : {}),
-  };
 }
 
 function encodeCursor(at: Date, id: string): string {
