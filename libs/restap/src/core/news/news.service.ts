@@ -115,9 +115,7 @@ export class NewsService implements TalkNewsSource {
     }
     // As in pageOf: a row that is not a JSON object is left out, and `timestamp` still moves past it.
     for (const row of text.skipped) this.skip(row, 'GET /news', 'it is not a JSON object');
-    const last = text.last ?? query.since;
-    const timestamp = text.hasMore ? last : Math.max(query.since, last, text.watermark ?? 0);
-    return pageText(text.items, timestamp, text.hasMore);
+    return pageText(text.items, nextCursor(query.since, text.last, text.hasMore, text.watermark), text.hasMore);
   }
 
   /**
@@ -137,8 +135,7 @@ export class NewsService implements TalkNewsSource {
 
   private async pageOf(query: NewsPageQuery): Promise<{ rows: StoredNews[]; timestamp: number; hasMore: boolean }> {
     const page = await this.store.page(query);
-    const last = page.rows.at(-1)?.ts ?? query.since;
-    const timestamp = page.hasMore ? last : Math.max(query.since, last, page.watermark ?? 0);
+    const timestamp = nextCursor(query.since, page.rows.at(-1)?.ts, page.hasMore, page.watermark);
     // A row that is not a JSON object (written around the module) cannot be an item: left out,
     // and `timestamp` still moves past it, so one bad row never breaks a feed for its readers.
     return { rows: page.rows.filter((row) => isObjectText(row.body) || this.skip(row, 'GET /news', 'it is not a JSON object')), timestamp, hasMore: page.hasMore };
@@ -241,6 +238,15 @@ export class NewsService implements TalkNewsSource {
       );
     }
   }
+}
+
+/**
+ * A page's `timestamp`: the last row's (left-out rows included) when more are waiting, else the
+ * feed's committed high-water mark, never less than `since`.
+ */
+function nextCursor(since: number, last: number | undefined, hasMore: boolean, watermark: number | undefined): number {
+  const end = last ?? since;
+  return hasMore ? end : Math.max(since, end, watermark ?? 0);
 }
 
 /** True when a stored body is a JSON object's text (what `itemJson` can splice). */
