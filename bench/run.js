@@ -21,6 +21,7 @@ const sse = require('./lib/sse');
 const db = require('./lib/db');
 const { startAgent } = require('./lib/server');
 const { startExpressFloor } = require('./lib/express-floor');
+const { startTalkFloor } = require('./lib/talk-floor');
 const { longPollScenario } = require('./lib/long-poll');
 const longPoll = require('./long-poll');
 const { doorScenarios } = require('./lib/doors');
@@ -166,6 +167,22 @@ async function main() {
         const { run: bareExpress, base: rawNews2 } = floorPosts;
         record(scenario, `${fmt(bareExpress.rps)} req/s`, `raw INSERT ${fmt(rawNews2.rps)} rows/s`, `${fmt(floorPosts.ratio, 2)}x`, 'reported', true, `CPU ${fmt(bareExpress.cpuPerReq, 3)} ms/req; ${what}; ratio per round ${floorPosts.ratios}`);
       }
+
+      // The floor under talk: a bare Nest route doing a new-session turn's storage work with the
+      // module's own statements and batching, and nothing else; the gap to the talk row is the
+      // module's (and the sample's) per-turn work.
+      const floor = await startTalkFloor(database.url);
+      const floorTurns = await paired(
+        () => load.loop({ op: db.turnTransaction(pool), concurrency: CONNECTIONS, seconds: SECONDS }),
+        async () => {
+          const before = floor.cpuMs();
+          const result = await load.http({ url: `${floor.url}/talk`, method: 'POST', headers: json, body: JSON.stringify({ message: 'hi' }), connections: CONNECTIONS, seconds: SECONDS });
+          return { ...result, cpuPerReq: (floor.cpuMs() - before) / Math.max(1, result.total) };
+        },
+      );
+      await floor.stop();
+      const { run: floorTalk, base: rawTurn2 } = floorTurns;
+      record('Talk floor: bare Nest route, the module\'s turn statements and batching (no RestapModule)', `${fmt(floorTalk.rps)} req/s`, `raw BEGIN/INSERT/COMMIT ${fmt(rawTurn2.rps)} tx/s`, `${fmt(floorTurns.ratio, 2)}x`, 'reported', true, `CPU ${fmt(floorTalk.cpuPerReq, 3)} ms/req, errors ${floorTalk.errors + floorTalk.non2xx}; news read + turn write as a new-session turn; ratio per round ${floorTurns.ratios}`);
 
     }
 

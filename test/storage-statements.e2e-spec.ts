@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { RestapSql, statement, type RestapStatement } from '../libs/restap/src/persistence/restap-sql';
 import { TypeOrmNewsStore } from '../libs/restap/src/persistence/typeorm-news.store';
 import { MAX_TURN_BATCH, TypeOrmSessionStore } from '../libs/restap/src/persistence/typeorm-session.store';
-import type { NewTalkTurn } from '../libs/restap/src/persistence/session.store';
+import type { NewTalkTurn, TurnSideTable } from '../libs/restap/src/persistence/session.store';
 import type { NewsAppend, NewsAppendResult, NewsPageQuery, NewsPageText } from '../libs/restap/src/persistence/news.store';
 import { itemJson } from '../libs/restap/src/core/news/news-page.writer';
 import { RESTAP_OPTIONS } from '../libs/restap/src/restap.constants';
@@ -400,6 +400,67 @@ describe('POST /talk: concurrent turns share their history read and their turn w
   });
 });
 
+describe('a door\'s side row is stored by the statement that stores the turn (TurnSideTable)', () => {
+  const NOTES: TurnSideTable = {
+    name: 'test.side-notes',
+    columns: [['id', 'text[]'], ['note', 'text[]']],
+    write: (rows) => `INSERT INTO test_side_notes (id, note) SELECT id, note FROM ${rows} ORDER BY id`,
+  };
+  const pair = (tag: string): NewTalkTurn[] => [
+    { role: 'user', content: `question ${tag}`, messageId: `msg_su_${tag}`, status: 'complete', createdAt: new Date() },
+    { role: 'assistant', content: `answer ${tag}`, messageId: `msg_sa_${tag}`, status: 'complete', createdAt: new Date() },
+  ];
+  const txOf = async (sql: string, params: unknown[]): Promise<string[]> =>
+    ((await agent.app.get(DataSource).query(sql, params)) as Array<{ tx: string }>).map((r) => r.tx);
+  const turnTx = (tag: string) => txOf(`SELECT xmin::text AS tx FROM restap_turns WHERE message_id IN ($1, $2)`, [`msg_su_${tag}`, `msg_sa_${tag}`]);
+  const noteTx = (id: string) => txOf(`SELECT xmin::text AS tx FROM test_side_notes WHERE id = $1`, [id]);
+
+  beforeAll(async () => {
+    await agent.app.get(DataSource).query(`CREATE TABLE IF NOT EXISTS test_side_notes (id text PRIMARY KEY, note text NOT NULL)`);
+  });
+
+  it('writes the turns and the side row in one statement, one transaction', async () => {
+    const sql = new CountingSql(agent.app.get(DataSource), options());
+    const store = new TypeOrmSessionStore(sql);
+    const tag = `one-${Date.now()}`;
+    await store.appendTurnsWith(sha(tag), pair(tag), { table: NOTES, values: [tag, 'noted'] });
+    expect(sql.sent).toHaveLength(1);
+    const [tx] = await noteTx(tag);
+    expect(tx).toBeDefined();
+    expect(await turnTx(tag)).toEqual([tx, tx]);
+  });
+
+  it('concurrent turns with and without side rows share statements, each side row committed with its own turns', async () => {
+    const sql = new CountingSql(agent.app.get(DataSource), options());
+    const store = new TypeOrmSessionStore(sql);
+    const tags = Array.from({ length: 40 }, (_, n) => `many-${Date.now()}-${n}`);
+    await Promise.all(tags.map((tag, n) => (n % 2 ? store.appendTurns(sha(tag), pair(tag)) : store.appendTurnsWith(sha(tag), pair(tag), { table: NOTES, values: [tag, `note ${n}`] }))));
+    expect(sql.sent.length).toBeLessThanOrEqual(3); // the first alone, then the 39 that waited
+    for (const [n, tag] of tags.entries()) {
+      const turns = await turnTx(tag);
+      expect(turns).toHaveLength(2);
+      if (n % 2) expect(await noteTx(tag)).toEqual([]);
+      else expect(await noteTx(tag)).toEqual([turns[0]]);
+    }
+  });
+
+  // Server only: PGlite's node-postgres adapter loses its connection when a statement fails mid-execution (see above).
+  (usingServer() ? it : it.skip)('a side row that cannot be written fails its turn too (neither is stored), and only its own', async () => {
+    const store = new TypeOrmSessionStore(new RestapSql(agent.app.get(DataSource), options()));
+    const [good, bad, other] = ['good', 'bad', 'other'].map((k) => `${k}-${Date.now()}`);
+    const results = await Promise.allSettled([
+      store.appendTurns(sha(other), pair(other)), // in flight alone; the next two share a statement, which fails
+      store.appendTurnsWith(sha(good), pair(good), { table: NOTES, values: [good, 'fine'] }),
+      store.appendTurnsWith(sha(bad), pair(bad), { table: NOTES, values: [bad, null] }), // note is NOT NULL
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+    expect(await turnTx(bad)).toEqual([]);
+    expect(await noteTx(bad)).toEqual([]);
+    expect(await turnTx(good)).toHaveLength(2);
+    expect(await noteTx(good)).toHaveLength(1);
+  });
+});
+
 describe('A2A task store: concurrent saves share statements', () => {
   const contextOf = (identity: string): ServerCallContext => new ServerCallContext({ user: new A2aCaller({ headers: {} }, identity) });
   const taskOf = (n: number, state: TaskState): Task => ({
@@ -433,5 +494,36 @@ describe('A2A task store: concurrent saves share statements', () => {
     await Promise.all([store.save(own[0], contextOf('mallory')), store.save(forged, contextOf('mallory')), store.save(own[1], contextOf('mallory'))]);
     expect((await other.load(own[1].id, contextOf('mallory')))?.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect((await other.load(tasks[0].id, contextOf('alice')))?.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+  });
+
+  it('a final task written by its turn\'s statement (sideRow, then sideStored): the SDK\'s save of that task sends no statement; any other save does', async () => {
+    const sql = new CountingSql(agent.app.get(DataSource), options());
+    const store = new A2aTaskStore(sql);
+    const turns = new TypeOrmSessionStore(sql);
+    const context = contextOf('alice');
+    const task = taskOf(200, TaskState.TASK_STATE_COMPLETED);
+    await turns.appendTurnsWith(sha(task.id), [{ role: 'user', content: 'q', messageId: `msg_${task.id}`, status: 'complete', createdAt: new Date() }], store.sideRow(task, context));
+    store.sideStored(context);
+    sql.sent.length = 0;
+    await store.save(structuredClone(task), context); // the SDK saves a copy of what it was given
+    expect(sql.sent).toHaveLength(0);
+    const other = new A2aTaskStore(new RestapSql(agent.app.get(DataSource), options()));
+    expect(await other.load(task.id, contextOf('alice'))).toEqual(await store.load(task.id, context));
+    expect((await other.load(task.id, contextOf('alice')))?.artifacts[0]?.parts[0]?.content).toEqual({ $case: 'text', value: 'answer 200' });
+
+    // Not committed with a turn, or not the task that was: written as usual.
+    const unconfirmed = contextOf('alice');
+    const failed = taskOf(201, TaskState.TASK_STATE_COMPLETED);
+    store.sideRow(failed, unconfirmed); // its turn's statement failed: sideStored never came
+    await store.save({ ...failed, status: { state: TaskState.TASK_STATE_FAILED, timestamp: new Date().toISOString(), message: undefined } }, unconfirmed);
+    expect(sql.sent).toHaveLength(1);
+    expect((await other.load(failed.id, contextOf('alice')))?.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+    const changed = contextOf('alice');
+    const sealed = taskOf(202, TaskState.TASK_STATE_COMPLETED);
+    await turns.appendTurnsWith(sha(sealed.id), [{ role: 'user', content: 'q', messageId: `msg_${sealed.id}`, status: 'complete', createdAt: new Date() }], store.sideRow(sealed, changed));
+    store.sideStored(changed);
+    await store.save({ ...sealed, metadata: { changed: true } }, changed);
+    expect(sql.sent).toHaveLength(3);
+    expect((await other.load(sealed.id, contextOf('alice')))?.metadata).toEqual({ changed: true });
   });
 });

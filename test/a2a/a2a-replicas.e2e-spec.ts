@@ -1,4 +1,5 @@
 import { TaskState } from '@a2a-js/sdk';
+import { Client } from 'pg';
 import { startFakeLlm, type ChatRequestBody, type FakeLlm } from '../support/fake-llm';
 import { createTestDatabase, usingServer, type TestDatabase } from '../support/test-database';
 import { startSample, type RunningApp } from '../support/sample-app';
@@ -18,9 +19,9 @@ describe('A2A door: two instances on one database', () => {
   let llm: FakeLlm;
   let a: RunningApp;
   let b: RunningApp;
+  let url: string;
 
   beforeAll(async () => {
-    let url: string;
     if (usingServer()) {
       db = await createTestDatabase();
       url = db.url as string;
@@ -139,5 +140,51 @@ describe('A2A door: two instances on one database', () => {
       expect(artifactText(task)).toBe(`Seen ${messages[i]}`);
       expect(task.history.map((m) => m.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join(''))).toContain(messages[i]);
     });
+  });
+
+  it('a blocking send that completes at once has its task written by its turn\'s statement: task row and turns in one transaction, no write of its own', async () => {
+    const onA = await clientFor(a.url);
+    const onB = await clientFor(b.url);
+    const pg = new Client({ connectionString: url });
+    await pg.connect();
+    try {
+      for (const message of ['one', 'two', 'three']) {
+        const task = asTask(await onA.sendMessage(sendParams(userMessage([text(`one transaction ${message}`)])), withKey()));
+        const reply = task.artifacts[0]?.artifactId as string; // the turn's assistant message id
+        const [row] = (await pg.query(`SELECT xmin::text AS tx, state, runner FROM restap_a2a_tasks WHERE id = $1`, [task.id])).rows;
+        const turns = (await pg.query(`SELECT xmin::text AS tx FROM restap_turns WHERE session_id = (SELECT session_id FROM restap_turns WHERE message_id = $1)`, [reply])).rows;
+        expect(row).toMatchObject({ state: 'TASK_STATE_COMPLETED', runner: null });
+        expect(turns).toHaveLength(2);
+        // The same transaction wrote both turns and the final task, and nothing rewrote the task since.
+        expect(turns.map((t) => t.tx)).toEqual([row.tx, row.tx]);
+        const read = await onB.getTask({ tenant: '', id: task.id }, withKey());
+        expect(read.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+        expect(artifactText(read)).toBe(`Seen one transaction ${message}`);
+      }
+    } finally {
+      await pg.end();
+    }
+  });
+
+  it('a blocking send whose turn cannot be stored: its task (rolled back with the turn) is stored failed by a write of its own, and B reads it so', async () => {
+    const onA = await clientFor(a.url);
+    const onB = await clientFor(b.url);
+    const pg = new Client({ connectionString: url });
+    await pg.connect();
+    await pg.query(`CREATE OR REPLACE FUNCTION test_refuse_turn() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.content = 'refuse this turn' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$`);
+    await pg.query(`CREATE TRIGGER test_refuse_turn BEFORE INSERT ON restap_turns FOR EACH ROW EXECUTE FUNCTION test_refuse_turn()`);
+    try {
+      const task = asTask(await onA.sendMessage(sendParams(userMessage([text('refuse this turn')])), withKey()));
+      expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+      const read = await onB.getTask({ tenant: '', id: task.id }, withKey());
+      expect(read.status?.state).toBe(TaskState.TASK_STATE_FAILED);
+      expect(read.status?.message?.parts[0]?.content?.$case).toBe('text');
+      const { rows } = await pg.query(`SELECT count(*)::int AS n FROM restap_turns WHERE content = 'refuse this turn'`);
+      expect(rows[0].n).toBe(0);
+    } finally {
+      await pg.query(`DROP TRIGGER test_refuse_turn ON restap_turns`);
+      await pg.end();
+    }
   });
 });

@@ -37,7 +37,7 @@ export { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
 export { INTERRUPTED_NOTE } from './core/talk/talk-context.budget';
 export type { TalkNewsSource } from './core/talk/talk-news.source';
 export { RESTAP_SESSION_STORE } from './persistence/session.store';
-export type { SessionStore, NewTalkTurn } from './persistence/session.store';
+export type { SessionStore, NewTalkTurn, TurnSideRow, TurnSideTable } from './persistence/session.store';
 export type * from './interfaces/news.interface';
 export { CapabilityInvoker } from './core/invoker/capability-invoker';
 export type { InvocationResult, InvocationSuccess, InvocationFailure } from './core/invoker/invocation-result';

@@ -89,6 +89,24 @@ export class TaskEvents {
     this.bus.publish(AgentEvent.statusUpdate({ taskId: this.taskId, contextId: this.contextId, status, metadata: undefined }));
   }
 
+  /**
+   * Ends the unseen task in `state` without publishing it: the task as it will be published by
+   * {@link publishSealed}, for a store to write beforehand (with the turn that ended it). Undefined
+   * when the task was published already. Until published it stays unseen: a later `status` (a
+   * failure to store the turn) replaces the state and publishes it.
+   */
+  seal(state: TaskState): Task | undefined {
+    if (!this.pending) return undefined;
+    clearTimeout(this.publishTimer);
+    this.pending.status = this.statusOf(state);
+    return this.pending;
+  }
+
+  /** Publishes the task {@link seal} ended, as it was sealed. */
+  publishSealed(): void {
+    this.publishPending();
+  }
+
   artifact(artifactId: string, name: string, parts: Part[], append: boolean, lastChunk: boolean): void {
     const artifact: Artifact = { artifactId, name, description: '', parts, metadata: undefined, extensions: [] };
     if (this.pending) return appendArtifact(this.pending, artifact, append);

@@ -7,6 +7,7 @@ import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { randomBytes } from 'node:crypto';
 import { A2aCaller } from './a2a-caller';
 import { GroupCommit } from '../persistence/group-commit';
+import type { TurnSideRow, TurnSideTable } from '../persistence/session.store';
 
 /** Where the executor leaves the context id of the turn it runs (see {@link A2aTaskStore.load}). */
 export const CONTEXT_ID_STATE = 'restap.a2a.contextId';
@@ -22,6 +23,13 @@ export const NEW_TASK_STATE = 'restap.a2a.newTaskId';
  * SDK reloads a task after each `task` event): a final task changes no more, so no statement is needed.
  */
 const FINAL_TASK_STATE = 'restap.a2a.finalTask';
+
+/**
+ * Where {@link A2aTaskStore.sideRow} leaves the final task it wrote into the statement of the turn
+ * that ended it, and {@link A2aTaskStore.sideStored} marks it committed: the SDK's save of that very
+ * task then needs no statement of its own.
+ */
+const TURN_ROW_STATE = 'restap.a2a.turnRow';
 
 const TERMINAL = new Set<TaskState>([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
 /** States a blocking send answers with before the task ends (the SDK stops there): written before save resolves. */
@@ -52,6 +60,26 @@ const SAVE_MANY = statement(`
   FROM unnest($1::text[], $2::bytea[], $3::bytea[], $4::bytea[], $5::text[], $6::timestamptz[], $7::text[], $8::text[])
     AS w(id, owner_hash, context_hash, context_box, state, status_at, task, runner)
   ORDER BY id${ON_CONFLICT}`, 'a2a.task-save-batch');
+
+/**
+ * Final tasks written in the statement that stores the turn that ended them (see TurnSideTable): the
+ * same columns and conflict rule as SAVE_MANY, so the task is durable exactly when its turn is.
+ */
+const TASK_SIDE: TurnSideTable = {
+  name: 'a2a.task-save',
+  columns: [['id', 'text[]'], ['owner_hash', 'bytea[]'], ['context_hash', 'bytea[]'], ['context_box', 'bytea[]'], ['state', 'text[]'], ['status_at', 'timestamptz[]'], ['task', 'text[]'], ['runner', 'text[]']],
+  write: (rows) => `
+  INSERT INTO restap_a2a_tasks AS t (id, owner_hash, context_hash, context_box, state, status_at, task, runner)
+  SELECT id, owner_hash, context_hash, context_box, state, status_at, task::json, runner FROM ${rows}
+  ORDER BY id${ON_CONFLICT}`,
+};
+
+/** A final task written with its turn (see {@link TURN_ROW_STATE}): the task and its stored document. */
+interface TurnRow {
+  entry: LiveTask;
+  document: string;
+  committed: boolean;
+}
 
 /** Task writes one statement takes at most. */
 const MAX_SAVE_BATCH = 64;
@@ -142,7 +170,9 @@ export class A2aTaskStore implements TaskStore {
    * while it runs here — `working`, then a reply streamed delta by delta, one save per delta — saves
    * are kept in memory and written at most every {@link FLUSH_MS} (loads here read the memory copy;
    * other instances read a copy at most that old). The new task of a blocking SendMessage reaches
-   * its first save when it ends, or once it has run 100 ms (see TaskEvents).
+   * its first save when it ends, or once it has run 100 ms (see TaskEvents); when it ends completed
+   * within those 100 ms, the statement that stored its turn stored it too (see {@link sideRow}),
+   * and its save writes nothing.
    */
   async save(task: Task, context: ServerCallContext): Promise<void> {
     const caller = callerOf(context);
@@ -159,6 +189,12 @@ export class A2aTaskStore implements TaskStore {
     }
     // The first save of a task the SDK drew for this request: from now on, loads read memory or storage.
     if (context.state.get(NEW_TASK_STATE) === task.id) context.state.delete(NEW_TASK_STATE);
+    // A final task its turn's statement stored, unchanged since: nothing to write.
+    const stored = final && !entry ? storedWithTurn(task, context) : undefined;
+    if (stored) {
+      context.state.set(FINAL_TASK_STATE, stored);
+      return;
+    }
     const next: LiveTask = entry ?? { id: task.id, ownerHash: caller.ownerHash, contextHash: hashSessionId(task.contextId), box: caller.seal(task.contextId), state, task, written: Promise.resolve() };
     next.state = state;
     next.task = final ? compactText(task) : copyTask(task);
@@ -167,6 +203,29 @@ export class A2aTaskStore implements TaskStore {
     await this.flush(next);
     if (final) context.state.set(FINAL_TASK_STATE, next);
   }
+
+  /**
+   * The row of a final task to write in the statement that stores the turn that ended it (see
+   * TurnRequest.side), instead of a statement of its own. Once that statement has committed,
+   * {@link sideStored} tells the store so, and the SDK's save of the same task writes nothing.
+   */
+  sideRow(task: Task, context: ServerCallContext): TurnSideRow {
+    const caller = callerOf(context);
+    const state = task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
+    const entry: LiveTask = { id: task.id, ownerHash: caller.ownerHash, contextHash: hashSessionId(task.contextId), box: caller.seal(task.contextId), state, task: compactText(task), written: Promise.resolve() };
+    const values = this.rowOf(entry);
+    const row: TurnRow = { entry, document: values[6], committed: false };
+    context.state.set(TURN_ROW_STATE, row);
+    return { table: TASK_SIDE, values };
+  }
+
+  /** The row {@link sideRow} gave is committed with its turn. */
+  sideStored(context: ServerCallContext): void {
+    const row = context.state.get(TURN_ROW_STATE) as TurnRow | undefined;
+    if (row) row.committed = true;
+  }
+
+
 
   async load(taskId: string, context: ServerCallContext): Promise<Task | undefined> {
     return (await this.loadWithInfo(taskId, context))?.task;
@@ -200,20 +259,25 @@ export class A2aTaskStore implements TaskStore {
   private flush(entry: LiveTask): Promise<void> {
     if (entry.flushTimer) clearTimeout(entry.flushTimer);
     entry.flushTimer = undefined;
+    const row = this.rowOf(entry);
+    const write = entry.written.catch(() => undefined).then(() => this.writes.submit('tasks', row));
+    entry.written = write;
+    return write;
+  }
+
+  /** The row of the entry's task as it stands: its document without the context id, the runner while it runs. */
+  private rowOf(entry: LiveTask): TaskWrite {
     const { task, state } = entry;
-    const row: TaskWrite = [
+    return [
       task.id,
       entry.ownerHash,
       entry.contextHash,
       entry.box,
       taskStateToJSON(state),
       new Date(task.status?.timestamp ?? Date.now()),
-      JSON.stringify(Task.toJSON(withContextId(task, ''))),
+      documentOf(task),
       TERMINAL.has(state) ? null : this.instanceId,
     ];
-    const write = entry.written.catch(() => undefined).then(() => this.writes.submit('tasks', row));
-    entry.written = write;
-    return write;
   }
 
   /**
@@ -280,6 +344,22 @@ export class A2aTaskStore implements TaskStore {
 /** The request's A2aCaller; a context built elsewhere counts as anonymous. */
 export function callerOf(context: ServerCallContext): A2aCaller {
   return context.user instanceof A2aCaller ? context.user : new A2aCaller({ headers: {} }, undefined);
+}
+
+/**
+ * The task as its turn's statement stored it, when that statement committed and `task` is the same
+ * (see A2aTaskStore.sideRow); undefined otherwise, and for any later save.
+ */
+function storedWithTurn(task: Task, context: ServerCallContext): LiveTask | undefined {
+  const row = context.state.get(TURN_ROW_STATE) as TurnRow | undefined;
+  if (!row?.committed || row.entry.id !== task.id) return undefined;
+  context.state.delete(TURN_ROW_STATE);
+  return documentOf(compactText(task)) === row.document ? row.entry : undefined;
+}
+
+/** The stored document of a task: its JSON, context id blanked. */
+function documentOf(task: Task): string {
+  return JSON.stringify(Task.toJSON(withContextId(task, '')));
 }
 
 /** The task this request saved in a final state, if it is `taskId` (see {@link FINAL_TASK_STATE}). */

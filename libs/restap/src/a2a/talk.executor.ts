@@ -5,8 +5,8 @@ import { RESTAP_OPTIONS, SESSION_ID_PATTERN } from '../restap.constants';
 import { toErrorBody } from '../exceptions/restap-exception.filter';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import type { TalkChunk } from '../interfaces/talk.interface';
-import { TalkService, type OpenTurn } from '../core/talk/talk.service';
-import { callerOf, CONTEXT_ID_STATE, NEW_TASK_STATE } from './a2a-task.store';
+import { TalkService, type OpenTurn, type TurnEnding } from '../core/talk/talk.service';
+import { A2aTaskStore, callerOf, CONTEXT_ID_STATE, NEW_TASK_STATE } from './a2a-task.store';
 import { BLOCKING_SEND_STATE, dataPart, TaskEvents, textPart } from './a2a-events';
 import { CapabilityInvoker } from '../core/invoker/capability-invoker';
 import { capabilityCallOf, runCapability } from './capability.call';
@@ -38,6 +38,7 @@ export class TalkExecutor implements AgentExecutor {
   constructor(
     private readonly talk: TalkService,
     private readonly invoker: CapabilityInvoker,
+    private readonly tasks: A2aTaskStore,
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
   ) {}
 
@@ -103,12 +104,23 @@ export class TalkExecutor implements AgentExecutor {
       return events.status(TaskState.TASK_STATE_REJECTED, [textPart('contextId is this agent\'s session id: omit it to start a conversation, or send one it returned (^[A-Za-z0-9._-]{16,128}$).')]);
     }
     const caller = callerOf(request.context);
+    // An unseen task that completes is written in the statement that stores its turn, and published
+    // once that statement has committed: no statement of its own.
+    let sealed = false;
+    const sealCompleted = (ending: TurnEnding) => {
+      const task = ending.status === 'complete' ? events.seal(TaskState.TASK_STATE_COMPLETED) : undefined;
+      if (!task) return undefined; // published already (it ran past UNSEEN_TASK_MS): saved as usual
+      finish();
+      sealed = true;
+      return this.tasks.sideRow(task, request.context);
+    };
     const turn = await this.talk.open({
       message: text,
       sessionId: this.options.talk.sessions ? request.contextId : undefined,
       // A context the door minted for this request is a new session: no history or feed to read yet.
       sessionMinted: caller.mintedContextId === request.contextId,
       caller: caller.caller,
+      side: sealCompleted,
     });
     running.turn = turn;
     if (running.cancelled) turn.stop('cancel');
@@ -125,6 +137,11 @@ export class TalkExecutor implements AgentExecutor {
       if (held !== undefined) publish(held, last);
       held = undefined;
     };
+    // The last chunk: an empty reply still gets its (empty) artifact.
+    const finish = (): void => {
+      if (held !== undefined) release(true);
+      else events.artifact(reply, 'reply', appended ? [] : [textPart('')], appended, true);
+    };
     const result = await turn.run((chunk) => {
       if (chunk.event === 'message.delta') {
         if (!events.unseen) return publish(chunk.text, false);
@@ -140,9 +157,11 @@ export class TalkExecutor implements AgentExecutor {
       if (result.status === 'aborted') return events.status(TaskState.TASK_STATE_CANCELED, [textPart('Canceled: the turn was stopped before the reply was complete.')]);
       return events.status(TaskState.TASK_STATE_FAILED, failureParts(result.failure));
     }
-    // The last chunk: an empty reply still gets its (empty) artifact.
-    if (held !== undefined) release(true);
-    else events.artifact(reply, 'reply', appended ? [] : [textPart('')], appended, true);
+    if (sealed) {
+      if (result.sideStored) this.tasks.sideStored(request.context);
+      return events.publishSealed();
+    }
+    finish();
     events.status(TaskState.TASK_STATE_COMPLETED);
   }
 }

@@ -13,17 +13,31 @@ import type { ResolvedRestapOptions } from '../interfaces/restap-options.interfa
 @Injectable()
 export class RestapGuardsRunner implements CanActivate {
   private guards?: Promise<CanActivate[]>;
+  private resolved?: CanActivate[];
 
   constructor(
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly moduleRef: ModuleRef,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    for (const guard of await (this.guards ??= this.resolve())) {
-      const verdict = guard.canActivate(context);
-      const allowed = isObservable(verdict) ? await lastValueFrom(verdict) : await verdict;
-      if (!allowed) return false;
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    // Without the option every request passes at once; once resolved, guards that answer a
+    // boolean are run without a promise per request (the usual case).
+    if (!this.options.guards.length) return true;
+    if (this.resolved) return this.check(this.resolved, context, 0);
+    return (this.guards ??= this.resolve()).then((guards) => this.check((this.resolved = guards), context, 0));
+  }
+
+  /** Runs `guards` from `from` on, synchronously while each answers a boolean. */
+  private check(guards: CanActivate[], context: ExecutionContext, from: number): boolean | Promise<boolean> {
+    for (let i = from; i < guards.length; i++) {
+      const verdict = guards[i].canActivate(context);
+      if (typeof verdict === 'boolean') {
+        if (!verdict) return false;
+        continue;
+      }
+      const allowed = isObservable(verdict) ? lastValueFrom(verdict) : Promise.resolve(verdict);
+      return allowed.then((ok) => (ok ? this.check(guards, context, i + 1) : false));
     }
     return true;
   }

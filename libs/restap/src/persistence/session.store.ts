@@ -15,6 +15,34 @@ export interface NewTalkTurn {
 }
 
 /**
+ * A table of another part of the module (a door) whose rows can be written in the statement that
+ * stores a turn: one round trip and one commit for both, so the row is durable exactly when the
+ * turn is. The write is a data-modifying CTE reading the batch's rows from `rows`, a FROM item
+ * (`unnest(...) AS w(<columns>)`) with one array parameter per column.
+ *
+ * @example
+ * const TASKS: TurnSideTable = {
+ *   name: 'a2a.tasks',
+ *   columns: [['id', 'text[]'], ['state', 'text[]']],
+ *   write: (rows) => `INSERT INTO my_tasks (id, state) SELECT id, state FROM ${rows} ORDER BY id`,
+ * };
+ */
+export interface TurnSideTable {
+  /** Names the write, uniquely among side tables: the statement's purpose in the log, and the key its statement is kept under. */
+  readonly name: string;
+  /** Each column's name and the array type of its parameter, in the order of a row's values. */
+  readonly columns: ReadonlyArray<readonly [name: string, arrayType: string]>;
+  /** The write, given the FROM item yielding the rows. */
+  readonly write: (rows: string) => string;
+}
+
+/** One row of a {@link TurnSideTable}, its values in the table's column order. */
+export interface TurnSideRow {
+  readonly table: TurnSideTable;
+  readonly values: readonly unknown[];
+}
+
+/**
  * Where /talk keeps conversations. Sessions are addressed only by the SHA-256 of their
  * session_id (`hashSessionId`): the raw id never reaches storage.
  *
@@ -30,4 +58,10 @@ export interface SessionStore {
   loadHistory(keyHash: Buffer, limit: number, maxChars?: number): Promise<TalkTurn[]>;
   /** Creates the session if new, marks it active and appends `turns` in order; resolves once committed. One round trip (concurrent calls may share it). */
   appendTurns(keyHash: Buffer, turns: readonly NewTalkTurn[]): Promise<void>;
+  /**
+   * `appendTurns`, with `side` written in the same statement (same transaction): resolves once
+   * both are committed, rejects with neither stored. Optional: without it, a door's row is written
+   * by the door itself, after the turn.
+   */
+  appendTurnsWith?(keyHash: Buffer, turns: readonly NewTalkTurn[], side: TurnSideRow): Promise<void>;
 }

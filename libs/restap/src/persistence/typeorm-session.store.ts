@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { GroupCommit } from './group-commit';
-import { RestapSql, statement } from './restap-sql';
+import { RestapSql, statement, type RestapStatement } from './restap-sql';
 import { toStorableText } from '../core/text/storable-text';
 import type { TalkRole, TalkToolStep, TalkTurn, TalkTurnStatus } from '../interfaces/talk.interface';
-import type { NewTalkTurn, SessionStore } from './session.store';
+import type { NewTalkTurn, SessionStore, TurnSideRow, TurnSideTable } from './session.store';
 
 /**
  * Newest `$2` turns of each session whose key hash is in `$1`, each session's oldest first. One
@@ -27,9 +27,19 @@ export const LOAD_HISTORIES = statement(`
  * Upserts every session of the batch by key hash (touching last_active_at) and inserts all their
  * turns in the same statement. Sessions are upserted in key order, so two batches on two app
  * instances take their row locks in the same order; `ord` keeps the turns' submission order in
- * their bigserial ids.
+ * their bigserial ids. Each side table's rows (see {@link TurnSideTable}) are written by a
+ * data-modifying CTE of the same statement, from parameters 8 on (PostgreSQL runs such a CTE to
+ * completion whether or not the rest reads it).
  */
-export const APPEND_TURNS = statement(`
+function appendTurnsStatement(sides: readonly TurnSideTable[]): RestapStatement {
+  let next = 8;
+  const ctes = sides.map((side, k) => {
+    const params = side.columns.map(([, type]) => `$${next++}::${type}`).join(', ');
+    const names = side.columns.map(([name]) => name).join(', ');
+    return `, side_${k} AS (${side.write(`unnest(${params}) AS w(${names})`)})`;
+  });
+  return statement(
+    `
   WITH t AS (
     SELECT * FROM unnest($1::bytea[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::text[])
       WITH ORDINALITY AS t(key_hash, message_id, role, content, status, created_at, tool_steps, ord)
@@ -38,11 +48,16 @@ export const APPEND_TURNS = statement(`
     SELECT DISTINCT key_hash FROM t ORDER BY key_hash
     ON CONFLICT (key_hash) DO UPDATE SET last_active_at = now()
     RETURNING s.id, s.key_hash
-  )
+  )${ctes.join('')}
   INSERT INTO restap_turns (session_id, message_id, role, content, status, created_at, tool_steps)
   SELECT session.id, t.message_id, t.role, t.content, t.status, t.created_at, t.tool_steps::jsonb
   FROM t JOIN session USING (key_hash)
-  ORDER BY t.ord`, 'talk.turns-append');
+  ORDER BY t.ord`,
+    ['talk.turns-append', ...sides.map((side) => side.name)].join('+'),
+  );
+}
+
+export const APPEND_TURNS = appendTurnsStatement([]);
 
 /** `appendTurns` calls one write statement takes at most. */
 export const MAX_TURN_BATCH = 64;
@@ -75,6 +90,7 @@ const NO_CAP = 2_147_483_647;
 interface TurnsToAppend {
   keyHash: Buffer;
   turns: readonly NewTalkTurn[];
+  side?: TurnSideRow;
 }
 
 /**
@@ -93,6 +109,8 @@ export class TypeOrmSessionStore implements SessionStore {
     retryAlone: false,
   });
   private readonly writes = new GroupCommit<TurnsToAppend, void>((_, batch) => this.writeTurns(batch), MAX_TURN_BATCH);
+  /** The turn write with the CTEs of each set of side tables met so far, by their names. */
+  private readonly withSides = new Map<string, RestapStatement>();
 
   constructor(private readonly sql: RestapSql) {}
 
@@ -105,6 +123,10 @@ export class TypeOrmSessionStore implements SessionStore {
   appendTurns(keyHash: Buffer, turns: readonly NewTalkTurn[]): Promise<void> {
     if (!turns.length) return Promise.resolve();
     return this.writes.submit('turns', { keyHash, turns });
+  }
+
+  appendTurnsWith(keyHash: Buffer, turns: readonly NewTalkTurn[], side: TurnSideRow): Promise<void> {
+    return this.writes.submit('turns', { keyHash, turns, side });
   }
 
   /** One statement for reads of the same `limit` and cap (their lane). */
@@ -136,7 +158,13 @@ export class TypeOrmSessionStore implements SessionStore {
     const statuses: string[] = [];
     const createdAts: string[] = [];
     const toolSteps: Array<string | null> = [];
-    for (const { keyHash, turns } of batch) {
+    const sides = new Map<TurnSideTable, Array<readonly unknown[]>>();
+    for (const { keyHash, turns, side } of batch) {
+      if (side) {
+        const rows = sides.get(side.table);
+        if (rows) rows.push(side.values);
+        else sides.set(side.table, [side.values]);
+      }
       for (const t of turns) {
         keys.push(keyHash);
         messageIds.push(t.messageId);
@@ -148,7 +176,20 @@ export class TypeOrmSessionStore implements SessionStore {
         toolSteps.push(t.toolSteps?.length ? JSON.stringify(t.toolSteps, storableStrings) : null);
       }
     }
-    await this.sql.query(APPEND_TURNS, [keys, messageIds, roles, contents, statuses, createdAts, toolSteps]);
+    const params: unknown[] = [keys, messageIds, roles, contents, statuses, createdAts, toolSteps];
+    if (!sides.size) {
+      await this.sql.query(APPEND_TURNS, params);
+      return batch.map(() => undefined);
+    }
+    const tables = [...sides.keys()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const table of tables) {
+      const rows = sides.get(table) as Array<readonly unknown[]>;
+      table.columns.forEach((_, k) => params.push(rows.map((row) => row[k])));
+    }
+    const key = tables.map((table) => table.name).join(' ');
+    let stmt = this.withSides.get(key);
+    if (!stmt) this.withSides.set(key, (stmt = appendTurnsStatement(tables)));
+    await this.sql.query(stmt, params);
     return batch.map(() => undefined);
   }
 }

@@ -40,11 +40,10 @@ const NO_TOOLS: TalkTools = Object.freeze({
  * carries and no more.
  */
 export function createTalkContext(init: TalkContextInit): TalkContext {
-  const fitted = fitContext(init.news, init.history, init.budget ?? DEFAULT_CONTEXT_BUDGET, (item) =>
-    logger.warn(`News item ${typeof item.news_id === 'string' ? item.news_id : '(no id)'} left out of a /talk turn: it cannot be rendered as JSON`),
-  );
-  const history = Object.freeze(fitted.history.map(freezeTurn));
-  const news = Object.freeze([...fitted.news]);
+  // A new session's turn with no news (the common first turn) has nothing to fit or copy.
+  const fitted = init.news.length || init.history.length ? fitContext(init.news, init.history, init.budget ?? DEFAULT_CONTEXT_BUDGET, warnUnrenderable) : NOTHING_FITTED;
+  const history = fitted.history.length ? Object.freeze(fitted.history.map(freezeTurn)) : NONE;
+  const news = fitted.news.length ? Object.freeze([...fitted.news]) : NONE;
   let headers: Readonly<IncomingHttpHeaders> | undefined;
   return Object.freeze({
     message: init.message,
@@ -62,6 +61,14 @@ export function createTalkContext(init: TalkContextInit): TalkContext {
     tools: init.tools ?? NO_TOOLS,
     toMessages: () => messagesOf(init.systemPrompt, { ...fitted, history }, init.message),
   });
+}
+
+/** The empty `ctx.news` / `ctx.history`, frozen once and shared. */
+const NONE: readonly never[] = Object.freeze([]);
+const NOTHING_FITTED: FittedContext = Object.freeze({ news: NONE, newsTexts: NONE, history: NONE });
+
+function warnUnrenderable(item: NewsItem): void {
+  logger.warn(`News item ${typeof item.news_id === 'string' ? item.news_id : '(no id)'} left out of a /talk turn: it cannot be rendered as JSON`);
 }
 
 /** A history turn frozen down to its tool steps. */

@@ -13,6 +13,23 @@ describe('TalkRun: one handler invocation with its signal and deadline', () => {
     expect(seen).toEqual(['message.delta', 'status', 'message.delta']);
   });
 
+  it('a reply returned whole as a string is one chunk; an empty one is none', async () => {
+    const seen: unknown[] = [];
+    expect(await new TalkRun(1000).pump(() => 'whole', (chunk) => void seen.push(chunk))).toEqual({ status: 'complete', text: 'whole' });
+    expect(seen).toEqual([{ event: 'message.delta', text: 'whole' }]);
+    expect(await new TalkRun(1000).pump(() => '', (chunk) => void seen.push(chunk))).toEqual({ status: 'complete', text: '' });
+    expect(seen).toHaveLength(1);
+  });
+
+  it('a whole string whose hand-over waits past timeoutMs ends as a timeout; one whose hand-over fails, as an error', async () => {
+    const slow = new TalkRun(30);
+    expect(await slow.pump(() => 'late', () => sleep(120))).toMatchObject({ status: 'error', text: 'late', stopped: 'timeout' });
+    expect(slow.signal.reason).toMatchObject({ name: 'TimeoutError' });
+    const failing = await new TalkRun(1000).pump(() => 'lost', () => Promise.reject(new Error('socket gone')));
+    expect(failing).toMatchObject({ status: 'error', text: 'lost' });
+    expect((failing.error as Error).message).toBe('socket gone');
+  });
+
   it('a handler error becomes an error outcome with the text so far', async () => {
     const outcome = await new TalkRun(1000).pump(
       () => (async function* () { yield 'part'; throw new Error('boom'); })(),

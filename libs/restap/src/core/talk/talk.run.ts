@@ -58,10 +58,26 @@ export class TalkRun {
     let text = '';
     let source: ChunkSource | undefined;
     let finished = false;
-    const timer = setTimeout(() => this.stop('timeout'), this.timeoutMs);
+    const startedAt = Date.now();
+    let timer: NodeJS.Timeout | undefined;
     try {
       if (this.stopReason) return this.outcome(text);
-      source = openChunkSource(invoke());
+      const result = invoke();
+      // A whole reply returned at once is one chunk: nothing to pull, nothing to time out unless
+      // handing it over waits (SSE backpressure).
+      if (typeof result === 'string') {
+        const chunk = normalizeChunk(result);
+        if (!chunk) return this.outcome(text);
+        text = result;
+        const handed = emit(chunk);
+        if (handed) {
+          timer = setTimeout(() => this.stop('timeout'), Math.max(0, this.timeoutMs - (Date.now() - startedAt)));
+          await handed;
+        }
+        return this.outcome(text);
+      }
+      timer = setTimeout(() => this.stop('timeout'), this.timeoutMs);
+      source = openChunkSource(result);
       for (;;) {
         const step = await this.nextOrStop(source);
         if (step === STOPPED) break;
@@ -78,7 +94,7 @@ export class TalkRun {
     } catch (error) {
       if (!this.stopReason) return { status: 'error', text, error };
     } finally {
-      clearTimeout(timer);
+      if (timer) clearTimeout(timer);
       if (!finished) source?.cancel();
     }
     return this.outcome(text);

@@ -4,7 +4,7 @@ import { AgentErrorException, ShuttingDownException } from '../../exceptions';
 import { AgentTimeoutException } from '../../exceptions/agent-timeout.exception';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import type { TalkChunk, TalkContext, TalkTurnStatus } from '../../interfaces/talk.interface';
-import { RESTAP_SESSION_STORE, type SessionStore } from '../../persistence/session.store';
+import { RESTAP_SESSION_STORE, type NewTalkTurn, type SessionStore, type TurnSideRow } from '../../persistence/session.store';
 import { isStorageError } from '../../persistence/storage-errors';
 import { hashSessionId, mintSessionId } from '../../sessions/session-id';
 import { randomToken } from '../../sessions/random-token';
@@ -30,6 +30,19 @@ export interface TurnRequest {
    */
   sessionMinted?: boolean;
   caller: RestapCaller;
+  /**
+   * A door's own row to store with the turn, in the statement that stores it (see TurnSideRow):
+   * asked for once the handler has ended, right before the turn is written; `undefined` for none.
+   * Not asked when nothing of the turn is stored (sessions off) or the store cannot write side rows.
+   * `TurnResult.sideStored` tells whether it was committed with the turn.
+   */
+  side?: (ending: TurnEnding) => TurnSideRow | undefined;
+}
+
+/** How a turn's handler ended, as a door's side row sees it (see TurnRequest.side). */
+export interface TurnEnding {
+  status: TalkTurnStatus;
+  text: string;
 }
 
 /** Why a door stops a turn: its client left (`disconnect`), or it was cancelled on purpose (`cancel`). */
@@ -42,6 +55,8 @@ export interface TurnResult {
   text: string;
   /** Why the turn failed, or why a finished reply could not be stored; absent otherwise. */
   failure?: unknown;
+  /** True when the door's side row (TurnRequest.side) was committed with the turn. */
+  sideStored?: true;
 }
 
 /** A turn whose context is loaded, ready to run once. */
@@ -100,6 +115,7 @@ export class TalkService {
       userMessageId: newMessageId(),
       receivedAt: new Date(),
       toolSteps: new ToolStepLog(),
+      side: request.side,
     };
     const run = new TalkRun(talk.timeoutMs);
     const finished = this.drain ? this.drain.track({ stop: () => run.stop('shutdown') }) : () => undefined;
@@ -160,36 +176,50 @@ export class TalkService {
   private async execute(turn: TurnState, run: TalkRun, invoke: () => unknown, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TurnResult> {
     const outcome = await run.pump(invoke, emit);
     if (outcome.status === 'aborted') {
-      await this.recordQuietly(turn, outcome);
-      return { status: 'aborted', text: outcome.text };
+      return withSide({ status: 'aborted', text: outcome.text }, await this.recordQuietly(turn, outcome));
     }
     if (outcome.status === 'error') {
-      await this.recordQuietly(turn, outcome);
-      return { status: 'error', text: outcome.text, failure: this.failureOf(outcome, turn) };
+      const sideStored = await this.recordQuietly(turn, outcome);
+      return withSide({ status: 'error', text: outcome.text, failure: this.failureOf(outcome, turn) }, sideStored);
     }
+    let sideStored: boolean;
     try {
-      await this.record(turn, outcome);
+      sideStored = await this.record(turn, outcome);
     } catch (error) {
       this.logFailure('Could not store a /talk turn', error, turn);
       return { status: 'complete', text: outcome.text, failure: error };
     }
-    return { status: 'complete', text: outcome.text };
+    return withSide({ status: 'complete', text: outcome.text }, sideStored);
   }
 
-  /** Appends the user message and the reply (with how it ended) to the session, when there is one. */
-  private async record(turn: TurnState, outcome: TalkOutcome): Promise<void> {
-    if (!turn.keyHash) return;
-    await this.store.appendTurns(turn.keyHash, [
+  /**
+   * Appends the user message and the reply (with how it ended) to the session, when there is one,
+   * and the door's side row with them when it gives one. True when a side row was stored.
+   */
+  private async record(turn: TurnState, outcome: TalkOutcome): Promise<boolean> {
+    if (!turn.keyHash) return false;
+    const turns: NewTalkTurn[] = [
       { role: 'user', content: turn.message, messageId: turn.userMessageId, status: 'complete', createdAt: turn.receivedAt },
       { role: 'assistant', content: outcome.text, messageId: turn.messageId, status: outcome.status, createdAt: new Date(), toolSteps: turn.toolSteps.snapshot() },
-    ]);
+    ];
+    const { store } = this;
+    if (turn.side && store.appendTurnsWith) {
+      const side = turn.side({ status: outcome.status, text: outcome.text });
+      if (side) {
+        await store.appendTurnsWith(turn.keyHash, turns, side);
+        return true;
+      }
+    }
+    await store.appendTurns(turn.keyHash, turns);
+    return false;
   }
 
-  private async recordQuietly(turn: TurnState, outcome: TalkOutcome): Promise<void> {
+  private async recordQuietly(turn: TurnState, outcome: TalkOutcome): Promise<boolean> {
     try {
-      await this.record(turn, outcome);
+      return await this.record(turn, outcome);
     } catch (error) {
       this.logFailure(`Could not store an ${outcome.status} /talk turn`, error, turn);
+      return false;
     }
   }
 
@@ -217,6 +247,12 @@ export class TalkService {
   }
 }
 
+/** `result`, marked when the door's side row was stored with the turn. */
+function withSide(result: TurnResult, sideStored: boolean): TurnResult {
+  if (sideStored) result.sideStored = true;
+  return result;
+}
+
 /** What the service keeps of an open turn. */
 interface TurnState {
   message: string;
@@ -230,4 +266,6 @@ interface TurnState {
   receivedAt: Date;
   /** The tool calls the handler makes through `ctx.tools`, stored with the reply (also the ones done before an abort). */
   toolSteps: ToolStepLog;
+  /** The door's side row, asked for when the turn is stored (see TurnRequest.side). */
+  side?: (ending: TurnEnding) => TurnSideRow | undefined;
 }

@@ -8,6 +8,8 @@ export type TalkFormat = 'json' | 'sse';
 // Offered with the charset they are sent in, so `Accept: application/json; charset=utf-8` matches too.
 const JSON_OFFER = `${CONTENT_TYPE_JSON}; charset=utf-8`;
 const SSE_OFFER = `${CONTENT_TYPE_SSE}; charset=utf-8`;
+/** Accept values that can only mean JSON, answered without parsing: what most clients send. */
+const PLAIN_JSON: ReadonlySet<string> = new Set(['*/*', CONTENT_TYPE_JSON, JSON_OFFER]);
 
 /**
  * Spec, "Content negotiation": JSON by default (no Accept, empty, any wildcard), SSE only when the
@@ -21,6 +23,7 @@ const SSE_OFFER = `${CONTENT_TYPE_SSE}; charset=utf-8`;
  */
 export function negotiateTalkFormat(accept: string | undefined, streaming: boolean): TalkFormat {
   const header = accept?.trim() ? accept : undefined; // an empty Accept means no preference
+  if (header === undefined || PLAIN_JSON.has(header)) return 'json';
   const negotiator = new Negotiator({ headers: { accept: header } });
   // Wildcards make SSE acceptable but do not ask for it: it must be named.
   const named = header !== undefined && negotiator.mediaTypes().some((type) => type.toLowerCase() === CONTENT_TYPE_SSE);
