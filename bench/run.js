@@ -196,7 +196,8 @@ async function main() {
       max = await db.seedNews(pool, NEWS_ROWS - 10_000);
       const large = await poll(max - 10);
       // The same, but every connection polls from its own since: no two concurrent polls are alike
-      // (limit 10, so each answer holds 10 items like the shared polls above).
+      // (limit 10, so each answer holds 10 items like the shared polls above). The store still reads
+      // concurrent polls of one feed and limit in one statement, a page per distinct since.
       const distinct = await load.http({ url: `${agent.url}/news`, pathOf: (k) => `/news?since=${max - 10 - k}&limit=10`, connections: CONNECTIONS, seconds: SECONDS });
       const within = large.p99 <= Math.max(2 * small.p99, 1);
       const quiet = async (since) => {
@@ -212,7 +213,7 @@ async function main() {
       record(`news GET poll @${NEWS_ROWS / 1e6}M, one client`, `p50 ${fmt(single.p50, 2)} ms, p99 ${fmt(single.p99, 2)} ms`, '', '', 'p99 <= 10 ms', single.p99 <= 10, 'sequential polls (fetch client included): the latency one poller sees');
       record('news GET poll @10k', `p50 ${small.p50} ms, p99 ${small.p99} ms`, '', '', 'reported', true, `${fmt(small.rps)} req/s`);
       record(`news GET poll @${NEWS_ROWS / 1e6}M, ${CONNECTIONS} clients`, `p50 ${large.p50} ms, p99 ${large.p99} ms`, `@10k p99 ${small.p99} ms`, '', 'p99 <= 10 ms and <= 2x @10k', large.p99 <= 10 && within, `${fmt(large.rps)} req/s; every poller up to date, asking from the same since (identical polls share a statement)`);
-      record(`news GET poll @${NEWS_ROWS / 1e6}M, ${CONNECTIONS} clients, each its own since`, `p50 ${distinct.p50} ms, p99 ${distinct.p99} ms`, '', '', 'p99 <= 8 ms', distinct.p99 <= 8 && distinct.errors + distinct.non2xx === 0, `${fmt(distinct.rps)} req/s, errors ${distinct.errors + distinct.non2xx}; no two concurrent polls alike, so none share a statement (batching them was measured no faster: BENCHMARKS.md)`);
+      record(`news GET poll @${NEWS_ROWS / 1e6}M, ${CONNECTIONS} clients, each its own since`, `p50 ${distinct.p50} ms, p99 ${distinct.p99} ms`, '', '', 'p99 <= 8 ms', distinct.p99 <= 8 && distinct.errors + distinct.non2xx === 0, `${fmt(distinct.rps)} req/s, errors ${distinct.errors + distinct.non2xx}; no two concurrent polls alike; polls of one feed and limit still share a statement, one page per cursor`);
 
     }
 

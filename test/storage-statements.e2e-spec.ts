@@ -4,7 +4,8 @@ import { RestapSql, statement, type RestapStatement } from '../libs/restap/src/p
 import { TypeOrmNewsStore } from '../libs/restap/src/persistence/typeorm-news.store';
 import { MAX_TURN_BATCH, TypeOrmSessionStore } from '../libs/restap/src/persistence/typeorm-session.store';
 import type { NewTalkTurn, TurnSideTable } from '../libs/restap/src/persistence/session.store';
-import type { NewsAppend, NewsAppendResult } from '../libs/restap/src/persistence/news.store';
+import type { NewsAppend, NewsAppendResult, NewsPageQuery, NewsPageText } from '../libs/restap/src/persistence/news.store';
+import { itemJson } from '../libs/restap/src/core/news/news-page.writer';
 import { RESTAP_OPTIONS } from '../libs/restap/src/restap.constants';
 import type { ResolvedRestapOptions } from '../libs/restap/src/interfaces/restap-options.interface';
 import { isStorageError } from '../libs/restap/src/persistence/storage-errors';
@@ -257,6 +258,80 @@ describe('GET /news: identical concurrent polls share one statement', () => {
     expect(all.rows.length).toBeGreaterThan(1);
     expect(one.rows).toHaveLength(1);
     expect(later.rows).toEqual([]);
+  });
+});
+
+describe('GET /news as text: concurrent polls of one feed and limit share one statement, whatever their since', () => {
+  const poll = { sequence: 'global', since: 0, limit: 3 };
+  /** What pageText must hold for a query: page()'s rows spliced by itemJson. */
+  const asText = async (store: TypeOrmNewsStore, query: NewsPageQuery): Promise<NewsPageText> => {
+    const page = await store.page(query);
+    return {
+      items: page.rows.map(itemJson).join(','),
+      last: page.rows.at(-1)?.ts,
+      hasMore: page.hasMore,
+      watermark: page.watermark,
+      skipped: [],
+    };
+  };
+
+  it('serves 20 concurrent polls from 20 different cursors with two statements, each its own page, the same as page() reads', async () => {
+    const writer = new TypeOrmNewsStore(new RestapSql(agent.app.get(DataSource), options()));
+    const stamps: number[] = [];
+    for (let n = 0; n < 24; n++) stamps.push(((await writer.append(item(20 + n))) as { ts: number }).ts);
+    const sql = new CountingSql(agent.app.get(DataSource), options());
+    const store = new TypeOrmNewsStore(sql);
+    const queries = stamps.slice(0, 20).map((since) => ({ ...poll, since }));
+    const pages = await Promise.all(queries.map((q) => store.pageText(q)));
+    expect(sql.sent).toHaveLength(2); // the first alone, then the 19 that waited, in one statement
+    for (const [k, q] of queries.entries()) expect(pages[k]).toEqual(await asText(writer, q));
+    expect(pages[0].hasMore).toBe(true);
+    expect(pages[19].items.split('},{')).toHaveLength(3);
+  });
+
+  it('polls from the same cursor among others get the same page, from one statement', async () => {
+    const sql = new CountingSql(agent.app.get(DataSource), options());
+    const store = new TypeOrmNewsStore(sql);
+    const [a, b, c, d] = await Promise.all([0, 5, 0, 5].map((since) => store.pageText({ ...poll, since })));
+    expect(sql.sent).toHaveLength(2);
+    expect(c).toEqual(a); // the first ran alone; the three that waited shared one statement
+    expect(d).toBe(b);
+  });
+
+  it('a poll that waited for the one in flight still sees an item committed before it was asked for, whatever its cursor', async () => {
+    const sql = new HeldSql(agent.app.get(DataSource), options());
+    const store = new TypeOrmNewsStore(sql);
+    const writer = new TypeOrmNewsStore(new RestapSql(agent.app.get(DataSource), options()));
+    const since = ((await writer.append(item(50))) as { ts: number }).ts;
+    const first = store.pageText({ ...poll, since });
+    await sql.ran; // the first poll has run: its snapshot predates the append below
+    const fresh = (await writer.append(item(51))) as { id: string; ts: number };
+    const waiting = [store.pageText({ ...poll, since }), store.pageText({ ...poll, since: since - 1 })]; // asked after the commit
+    sql.release();
+    const [before, same, older] = await Promise.all([first, ...waiting]);
+    expect(before.items).toBe('');
+    expect(same.items).toContain(`"news_id":"news_${fresh.id}"`);
+    expect(older.items).toContain(`"news_id":"news_${fresh.id}"`);
+    expect(same.watermark).toBeGreaterThanOrEqual(fresh.ts);
+    expect(sql.sent).toHaveLength(2);
+  });
+
+  it('keeps polls of different feeds or limits apart', async () => {
+    const sql = new CountingSql(agent.app.get(DataSource), options());
+    const store = new TypeOrmNewsStore(sql);
+    const feed = 'e'.repeat(64);
+    const body = JSON.stringify({ type: 'note', feed, at: Date.now() });
+    await store.append(item(60, { feed, body }));
+    sql.sent.length = 0;
+    const [all, mine, one] = await Promise.all([
+      store.pageText({ ...poll, limit: 50 }),
+      store.pageText({ ...poll, feed, limit: 50 }),
+      store.pageText({ ...poll, limit: 1 }),
+    ]);
+    expect(sql.sent).toHaveLength(3);
+    expect(mine.items.startsWith(body.slice(0, -1))).toBe(true);
+    expect(all.items.split('},{').length).toBeGreaterThan(1);
+    expect(one.items.split('},{')).toHaveLength(1);
   });
 });
 

@@ -61,6 +61,26 @@ export interface NewsPageRows {
 }
 
 /**
+ * A page as the wire JSON of its items (GET /news without `wait`), built by the store so that no
+ * row object or per-item string is made on the agent.
+ */
+export interface NewsPageText {
+  /**
+   * The page's items as JSON texts, comma-separated, oldest first ('' for none): each the stored
+   * body with `"timestamp"` and `"news_id"` appended, exactly as `itemJson` writes it. A row whose
+   * body is not a JSON object is left out (and listed in `skipped`).
+   */
+  items: string;
+  /** `ts` of the last row within the limit, left-out rows included; undefined when there is none. */
+  last?: number;
+  hasMore: boolean;
+  /** As `NewsPageRows.watermark`. */
+  watermark?: number;
+  /** Rows within the limit left out of `items` because their body is not a JSON object. */
+  skipped: Array<{ id: string; ts: number }>;
+}
+
+/**
  * Storage of /news items. Services never build SQL; `TypeOrmNewsStore` is the implementation.
  * Whatever the backend, `append` must give each sequence strictly increasing `ts` in commit order,
  * so a reader that pages by `ts > since` never misses or repeats an item.
@@ -71,6 +91,14 @@ export abstract class NewsStore {
 
   /** Items with `ts > since`, oldest first. */
   abstract page(query: NewsPageQuery): Promise<NewsPageRows>;
+
+  /**
+   * The same page as `page`, as the items' wire JSON text (see {@link NewsPageText}). A store
+   * without it (undefined) makes GET /news build that text from `page` instead.
+   */
+  pageText(_query: NewsPageQuery): Promise<NewsPageText | undefined> {
+    return Promise.resolve(undefined);
+  }
 
   /**
    * The newest `limit` items of the given feeds, oldest first. A body longer than `maxChars`

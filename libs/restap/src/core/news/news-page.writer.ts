@@ -8,6 +8,7 @@ export const newsIdOf = (id: string): string => `news_${id}`;
 /**
  * One item as wire JSON: the stored body text with `timestamp` and `news_id` appended, spliced
  * rather than parsed and re-serialized, so what was sent is what is read, byte for byte.
+ * `pageTextSql` (TypeOrmNewsStore) writes the same text in SQL for plain polls: change both.
  */
 export function itemJson(row: StoredNews): string {
   const body = row.body.trim();
@@ -21,7 +22,12 @@ export function itemJson(row: StoredNews): string {
 
 /** GET /news answer text: `{items, timestamp, has_more}`. */
 export function pageJson(rows: StoredNews[], timestamp: number, hasMore: boolean): string {
-  return `{"items":[${rows.map(itemJson).join(',')}],"timestamp":${integerText(timestamp)},"has_more":${hasMore}}`;
+  return pageText(rows.map(itemJson).join(','), timestamp, hasMore);
+}
+
+/** GET /news answer text around items already written as JSON (comma-separated `itemJson` texts). */
+export function pageText(items: string, timestamp: number, hasMore: boolean): string {
+  return `{"items":[${items}],"timestamp":${integerText(timestamp)},"has_more":${hasMore}}`;
 }
 
 /** A stored item as an object (for `@News()` handlers and `ctx.news`). */

@@ -3,11 +3,11 @@ import { RESTAP_OPTIONS } from '../../restap.constants';
 import { IdempotencyKeyReusedException, MissingSessionIdException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import type { NewsAck, NewsItem } from '../../interfaces/news.interface';
-import { NewsStore, type StoredNews } from '../../persistence/news.store';
+import { NewsStore, type NewsPageQuery, type StoredNews } from '../../persistence/news.store';
 import { parseSessionId } from '../../sessions/session-id';
 import type { TalkNewsSource } from '../talk/talk-news.source';
 import { feedOf, GLOBAL_FEED, sequenceOf } from './news-feed';
-import { newsIdOf, pageJson, toNewsItem } from './news-page.writer';
+import { newsIdOf, pageJson, pageText, toNewsItem } from './news-page.writer';
 import { NEWS_ITEM_CACHE_CHARS, NewsItemCache } from './news-item.cache';
 import { cutNewsItem } from '../talk/talk-context.budget';
 import type { NewsDraft, NewsPublishOptions } from './news-publish.options';
@@ -107,8 +107,15 @@ export class NewsService implements TalkNewsSource {
    * high-water mark (every item at or below it has been seen), never less than `since`.
    */
   async read(request: NewsReadRequest): Promise<string> {
-    const page = await this.page(request);
-    return pageJson(page.rows, page.timestamp, page.hasMore);
+    const query = this.pageQuery(request);
+    const text = await this.store.pageText(query);
+    if (!text) {
+      const page = await this.pageOf(query);
+      return pageJson(page.rows, page.timestamp, page.hasMore);
+    }
+    // As in pageOf: a row that is not a JSON object is left out, and `timestamp` still moves past it.
+    for (const row of text.skipped) this.skip(row, 'GET /news', 'it is not a JSON object');
+    return pageText(text.items, nextCursor(query.since, text.last, text.hasMore, text.watermark), text.hasMore);
   }
 
   /**
@@ -116,22 +123,19 @@ export class NewsService implements TalkNewsSource {
    * (MCP resources, the playground's server side).
    */
   async readItems(request: NewsReadRequest): Promise<NewsPage> {
-    const page = await this.page(request);
+    const page = await this.pageOf(this.pageQuery(request));
     return { items: page.rows.map(toNewsItem), timestamp: page.timestamp, hasMore: page.hasMore };
   }
 
-  private async page(request: NewsReadRequest): Promise<{ rows: StoredNews[]; timestamp: number; hasMore: boolean }> {
+  private pageQuery(request: NewsReadRequest): NewsPageQuery {
     this.assertSession(request.sessionId);
-    const { scope } = this.options.news;
     const feed = request.sessionId === undefined ? undefined : feedOf(request.sessionId);
-    const page = await this.store.page({
-      feed,
-      sequence: sequenceOf(scope, feed ?? GLOBAL_FEED),
-      since: request.since,
-      limit: request.limit,
-    });
-    const last = page.rows.at(-1)?.ts ?? request.since;
-    const timestamp = page.hasMore ? last : Math.max(request.since, last, page.watermark ?? 0);
+    return { feed, sequence: sequenceOf(this.options.news.scope, feed ?? GLOBAL_FEED), since: request.since, limit: request.limit };
+  }
+
+  private async pageOf(query: NewsPageQuery): Promise<{ rows: StoredNews[]; timestamp: number; hasMore: boolean }> {
+    const page = await this.store.page(query);
+    const timestamp = nextCursor(query.since, page.rows.at(-1)?.ts, page.hasMore, page.watermark);
     // A row that is not a JSON object (written around the module) cannot be an item: left out,
     // and `timestamp` still moves past it, so one bad row never breaks a feed for its readers.
     return { rows: page.rows.filter((row) => isObjectText(row.body) || this.skip(row, 'GET /news', 'it is not a JSON object')), timestamp, hasMore: page.hasMore };
@@ -218,7 +222,7 @@ export class NewsService implements TalkNewsSource {
   }
 
   /** Logs, once per row and use, that a stored row is left out; returns undefined (nothing to keep). */
-  private skip(row: StoredNews, where: string, why: string): undefined {
+  private skip(row: { id: string; ts: number }, where: string, why: string): undefined {
     const key = `${where} ${row.id}:${row.ts}`;
     if (this.skipped.has(key)) return undefined;
     if (this.skipped.size >= 10_000) this.skipped.clear();
@@ -234,6 +238,15 @@ export class NewsService implements TalkNewsSource {
       );
     }
   }
+}
+
+/**
+ * A page's `timestamp`: the last row's (left-out rows included) when more are waiting, else the
+ * feed's committed high-water mark, never less than `since`.
+ */
+function nextCursor(since: number, last: number | undefined, hasMore: boolean, watermark: number | undefined): number {
+  const end = last ?? since;
+  return hasMore ? end : Math.max(since, end, watermark ?? 0);
 }
 
 /** True when a stored body is a JSON object's text (what `itemJson` can splice). */
