@@ -10,10 +10,9 @@
  * on it, with the same `expressMessageClasses`, no Nest), so Express's per-request prototype swap
  * changes nothing. 'prebuilt' needs the build.
  */
-const { fork } = require('node:child_process');
 const http = require('node:http');
 const path = require('node:path');
-const { cpuMsOf } = require('./server');
+const { startChildServer } = require('./child-server');
 
 const ANSWER = '{"status":"received","news_id":"news_1","message":"Message stored successfully"}';
 
@@ -36,21 +35,7 @@ if (require.main === module) {
 
 /** Starts the floor server ('stock' or 'prebuilt') as a child process; returns its URL, its CPU so far (ms) and stop(). */
 async function startExpressFloor(kind = 'stock') {
-  const child = fork(__filename, [kind], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  const port = await new Promise((resolve, reject) => {
-    child.once('message', resolve);
-    child.once('exit', (code) => reject(new Error(`express floor exited (${code})`)));
-  });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    cpuMs: () => cpuMsOf(child.pid),
-    stop: () =>
-      new Promise((resolve) => {
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-        child.once('exit', () => { clearTimeout(timer); resolve(); });
-        child.send('stop');
-      }),
-  };
+  return startChildServer(__filename, [kind]);
 }
 
 module.exports = { startExpressFloor };

@@ -9,9 +9,8 @@
  * gap between it and the talk row is what the module's and the sample's per-turn work costs.
  * Needs the build. Run directly (`node talk-floor.js <database-url>`), it is that server.
  */
-const { fork } = require('node:child_process');
 const path = require('node:path');
-const { cpuMsOf } = require('./server');
+const { startChildServer } = require('./child-server');
 
 const LIB = path.join(__dirname, '..', '..', 'dist', 'apps', 'sample-agent', 'libs', 'restap', 'src');
 const built = (file) => require(path.join(LIB, file));
@@ -91,21 +90,7 @@ if (require.main === module) {
 
 /** Starts the talk floor on `databaseUrl` (the agent's, migrated) as a child process; returns its URL, its CPU so far (ms) and stop(). */
 async function startTalkFloor(databaseUrl) {
-  const child = fork(__filename, [databaseUrl], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  const port = await new Promise((resolve, reject) => {
-    child.once('message', resolve);
-    child.once('exit', (code) => reject(new Error(`talk floor exited (${code})`)));
-  });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    cpuMs: () => cpuMsOf(child.pid),
-    stop: () =>
-      new Promise((resolve) => {
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-        child.once('exit', () => { clearTimeout(timer); resolve(); });
-        child.send('stop');
-      }),
-  };
+  return startChildServer(__filename, [databaseUrl]);
 }
 
 module.exports = { startTalkFloor };

@@ -1,0 +1,28 @@
+'use strict';
+// Runs a bench server script (express-floor.js, talk-floor.js) as its own process, like the agent.
+const { fork } = require('node:child_process');
+const { cpuMsOf } = require('./server');
+
+/**
+ * Forks `file` with `args`; the child sends its port once it listens and exits when sent any
+ * message. Returns its URL, its CPU so far (ms) and stop().
+ */
+async function startChildServer(file, args) {
+  const child = fork(file, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const port = await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`${file} exited (${code})`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    cpuMs: () => cpuMsOf(child.pid),
+    stop: () =>
+      new Promise((resolve) => {
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+        child.once('exit', () => { clearTimeout(timer); resolve(); });
+        child.send('stop');
+      }),
+  };
+}
+
+module.exports = { startChildServer };
