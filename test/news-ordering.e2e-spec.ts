@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { APPEND_GLOBAL_SQL, PAGE_ALL_SQL, PAGE_FEED_SQL, pageSql, recentSql } from '../libs/restap/src/persistence/typeorm-news.store';
+import { APPEND_GLOBAL_SQL, PAGE_ALL_SQL, PAGE_FEED_SQL, pageSql, recentSql } from '../libs/restap/src/persistence/typeorm-news.sql';
 import { LOAD_HISTORIES } from '../libs/restap/src/persistence/typeorm-session.store';
 import { createTestDatabase, usingServer } from './support/test-database';
 import { startSample, useSampleAgent } from './support/sample-app';

@@ -27,7 +27,7 @@ async function serve(databaseUrl) {
   const { RestapExpressAdapter } = built('http/restap-express.adapter.js');
   const { GroupCommit, sharedReads } = built('persistence/group-commit.js');
   const { statement } = built('persistence/restap-sql.js');
-  const { recentSql } = built('persistence/typeorm-news.store.js');
+  const { recentSql } = built('persistence/typeorm-news.sql.js');
   const { APPEND_TURNS, MAX_TURN_BATCH } = built('persistence/typeorm-session.store.js');
   const { mintSessionId, hashSessionId } = built('sessions/session-id.js');
   const { randomToken } = built('sessions/random-token.js');

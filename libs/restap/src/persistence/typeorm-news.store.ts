@@ -5,8 +5,6 @@ import { GroupCommit, sharedReads } from './group-commit';
 import { APPEND_FEED_SQL, APPEND_GLOBAL_SQL, FIND_BY_KEY_SQL, FRESH_SQL, PAGE_ALL_SQL, PAGE_FEED_SQL, WATERMARKS_SQL, pageSql, pageTextSql, recentSql } from './typeorm-news.sql';
 import { GLOBAL_SEQUENCE, NewsAppend, NewsAppendResult, NewsPageQuery, NewsPageRows, NewsPageText, NewsStore, StoredNews } from './news.store';
 
-export { APPEND_FEED_SQL, APPEND_GLOBAL_SQL, PAGE_ALL_SQL, PAGE_FEED_SQL, pageSql, pageTextSql, recentSql } from './typeorm-news.sql';
-
 /*
  * Lossless ordering. Every append is ONE autocommit statement: the CTE upserts the sequence row,
  * taking its row lock, and hands out
