@@ -61,6 +61,24 @@ const item = (n: number, extra: Partial<NewsAppend> = {}): NewsAppend => ({
 });
 const sha = (text: string): Buffer => createHash('sha256').update(text).digest();
 
+/**
+ * A poll held in flight (`first`, its statement run before the append), then item `n + 1` appended,
+ * then `later` polls asked after that commit while the first is still held; all answered.
+ */
+async function pollsAroundAnAppend<P>(n: number, first: (store: TypeOrmNewsStore, since: number) => Promise<P>, later: (store: TypeOrmNewsStore, since: number) => Array<Promise<P>>) {
+  const sql = new HeldSql(agent.app.get(DataSource), options());
+  const store = new TypeOrmNewsStore(sql);
+  const writer = new TypeOrmNewsStore(new RestapSql(agent.app.get(DataSource), options()));
+  const since = ((await writer.append(item(n))) as { ts: number }).ts;
+  const held = first(store, since);
+  await sql.ran; // the first poll has run: its snapshot predates the append below
+  const fresh = (await writer.append(item(n + 1))) as { id: string; ts: number };
+  const waiting = later(store, since); // asked after the commit, while the first is in flight
+  sql.release();
+  const [before, ...after] = await Promise.all([held, ...waiting]);
+  return { sql, fresh, before, after };
+}
+
 describe('Prepared statements: the module plans its hot statements once per connection', () => {
   /** One connection, so a statement prepared by one query is visible to the next. */
   let single: DataSource;
@@ -224,16 +242,7 @@ describe('GET /news: identical concurrent polls share one statement', () => {
   });
 
   it('a poll that waited for the one in flight still sees an item committed before it was asked for', async () => {
-    const sql = new HeldSql(agent.app.get(DataSource), options());
-    const store = new TypeOrmNewsStore(sql);
-    const writer = new TypeOrmNewsStore(new RestapSql(agent.app.get(DataSource), options()));
-    const since = ((await writer.append(item(11))) as { ts: number }).ts;
-    const first = store.page({ ...poll, since });
-    await sql.ran; // the first poll has run: its snapshot predates the append below
-    const fresh = (await writer.append(item(12))) as { id: string; ts: number };
-    const second = store.page({ ...poll, since }); // asked after the commit, while the first is in flight
-    sql.release();
-    const [before, after] = await Promise.all([first, second]);
+    const { sql, fresh, before, after: [after] } = await pollsAroundAnAppend(11, (store, since) => store.page({ ...poll, since }), (store, since) => [store.page({ ...poll, since })]);
     expect(before.rows).toEqual([]);
     expect(after.rows.map((r) => r.id)).toEqual([fresh.id]);
     expect(after.watermark).toBeGreaterThanOrEqual(fresh.ts);
@@ -299,16 +308,11 @@ describe('GET /news as text: concurrent polls of one feed and limit share one st
   });
 
   it('a poll that waited for the one in flight still sees an item committed before it was asked for, whatever its cursor', async () => {
-    const sql = new HeldSql(agent.app.get(DataSource), options());
-    const store = new TypeOrmNewsStore(sql);
-    const writer = new TypeOrmNewsStore(new RestapSql(agent.app.get(DataSource), options()));
-    const since = ((await writer.append(item(50))) as { ts: number }).ts;
-    const first = store.pageText({ ...poll, since });
-    await sql.ran; // the first poll has run: its snapshot predates the append below
-    const fresh = (await writer.append(item(51))) as { id: string; ts: number };
-    const waiting = [store.pageText({ ...poll, since }), store.pageText({ ...poll, since: since - 1 })]; // asked after the commit
-    sql.release();
-    const [before, same, older] = await Promise.all([first, ...waiting]);
+    const { sql, fresh, before, after: [same, older] } = await pollsAroundAnAppend(
+      50,
+      (store, since) => store.pageText({ ...poll, since }),
+      (store, since) => [store.pageText({ ...poll, since }), store.pageText({ ...poll, since: since - 1 })],
+    );
     expect(before.items).toBe('');
     expect(same.items).toContain(`"news_id":"news_${fresh.id}"`);
     expect(older.items).toContain(`"news_id":"news_${fresh.id}"`);
