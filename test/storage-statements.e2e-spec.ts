@@ -61,6 +61,17 @@ const item = (n: number, extra: Partial<NewsAppend> = {}): NewsAppend => ({
 });
 const sha = (text: string): Buffer => createHash('sha256').update(text).digest();
 
+/** A counting store after item `n` (its `body`) was appended to a session feed of `letter`s, its statements since then counted. */
+async function countingStoreWithFeedItem(n: number, letter: string) {
+  const sql = new CountingSql(agent.app.get(DataSource), options());
+  const store = new TypeOrmNewsStore(sql);
+  const feed = letter.repeat(64);
+  const body = JSON.stringify({ type: 'note', feed, at: Date.now() });
+  await store.append(item(n, { feed, body }));
+  sql.sent.length = 0;
+  return { sql, store, feed, body };
+}
+
 /**
  * A poll held in flight (`first`, its statement run before the append), then item `n + 1` appended,
  * then `later` polls asked after that commit while the first is still held; all answered.
@@ -250,12 +261,7 @@ describe('GET /news: identical concurrent polls share one statement', () => {
   });
 
   it('keeps polls of different feeds, since or limit apart', async () => {
-    const sql = new CountingSql(agent.app.get(DataSource), options());
-    const store = new TypeOrmNewsStore(sql);
-    const feed = 'd'.repeat(64);
-    const body = JSON.stringify({ type: 'note', feed, at: Date.now() });
-    await store.append(item(13, { feed, body }));
-    sql.sent.length = 0;
+    const { sql, store, feed, body } = await countingStoreWithFeedItem(13, 'd');
     const [all, mine, one, later] = await Promise.all([
       store.page({ ...poll, limit: 50 }),
       store.page({ ...poll, feed, limit: 50 }),
@@ -321,12 +327,7 @@ describe('GET /news as text: concurrent polls of one feed and limit share one st
   });
 
   it('keeps polls of different feeds or limits apart', async () => {
-    const sql = new CountingSql(agent.app.get(DataSource), options());
-    const store = new TypeOrmNewsStore(sql);
-    const feed = 'e'.repeat(64);
-    const body = JSON.stringify({ type: 'note', feed, at: Date.now() });
-    await store.append(item(60, { feed, body }));
-    sql.sent.length = 0;
+    const { sql, store, feed, body } = await countingStoreWithFeedItem(60, 'e');
     const [all, mine, one] = await Promise.all([
       store.pageText({ ...poll, limit: 50 }),
       store.pageText({ ...poll, feed, limit: 50 }),
