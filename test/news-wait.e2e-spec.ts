@@ -1,7 +1,9 @@
 import { NewsStore, NewsWakeups } from 'nestjs-restap';
 import { feedOf } from 'nestjs-restap/core/news/news-feed';
 import { GLOBAL_SEQUENCE } from 'nestjs-restap/persistence/news.store';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { NEWS_CHANNEL, NOTIFY_SPACING_MS, pgConfigOf } from 'nestjs-restap/core/news/pg-news.channel';
 import { NewsWaits } from 'nestjs-restap/core/news/news-waits';
 import { createTestDatabase, usingServer, type TestDatabase } from './support/test-database';
 import { getNews, newSessionId, postNews, type WireNewsPage } from './fixtures/news-http';
@@ -97,6 +99,35 @@ describe('GET /news?wait=N (issue 18) — held polls woken across replicas', () 
     expect(page.status).toBe(200);
     expect(page.json.items.map((i) => i.news_id)).toEqual([ack.json.news_id]);
     expect(page.json.timestamp).toBe(page.json.items[0].timestamp);
+  });
+
+  it(`posts streaming into B send NOTIFYs at most one per ${NOTIFY_SPACING_MS} ms, the last with the newest ts, and A's held polls see every item`, async () => {
+    const listener = new Client(pgConfigOf('auto', r.b.app.get(DataSource)));
+    await listener.connect();
+    const arrivals: Array<{ at: number; payload: string }> = [];
+    listener.on('notification', (n) => arrivals.push({ at: performance.now(), payload: n.payload ?? '' }));
+    await listener.query(`LISTEN ${NEWS_CHANNEL}`);
+    try {
+      const since = await cursorOf(r.a.url);
+      const held = getNews(r.a.url, { since, wait: 20, limit: 1000 });
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the poll is held on A by now
+      const started = performance.now();
+      const acked: string[] = [];
+      await Promise.all(Array.from({ length: 8 }, async () => {
+        while (performance.now() - started < 600) acked.push(String((await postNews(r.b.url, { type: 'stream', message: 'm' })).json.news_id));
+      }));
+      expect((await held).json.items.length).toBeGreaterThan(0);
+      const page = await getNews(r.a.url, { since, limit: 1000 });
+      expect(page.json.items.map((i) => i.news_id).sort()).toEqual(acked.sort());
+      await until(() => arrivals.some((n) => n.payload.endsWith(`:${page.json.timestamp}`)));
+      const fromB = arrivals.filter((n) => n.at >= started);
+      const span = fromB[fromB.length - 1].at - fromB[0].at;
+      // Statements start NOTIFY_SPACING_MS apart (less the timers' 1 ms grain); arrivals may bunch a little.
+      expect(fromB.length).toBeLessThanOrEqual(Math.ceil(span / (NOTIFY_SPACING_MS - 1)) + 2);
+      expect(acked.length).toBeGreaterThan(fromB.length);
+    } finally {
+      await listener.end();
+    }
   });
 
   it('nothing commits within wait: {items: [], timestamp} after about wait seconds, a cursor that loses nothing', async () => {
