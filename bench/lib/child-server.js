@@ -15,6 +15,7 @@ async function startChildServer(file, args) {
   });
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
     cpuMs: () => cpuMsOf(child.pid),
     stop: () =>
       new Promise((resolve) => {
