@@ -180,9 +180,21 @@ async function main() {
           return { ...result, cpuPerReq: (floor.cpuMs() - before) / Math.max(1, result.total) };
         },
       );
-      await floor.stop();
       const { run: floorTalk, base: rawTurn2 } = floorTurns;
       record('Talk floor: bare Nest route, the module\'s turn statements and batching (no RestapModule)', `${fmt(floorTalk.rps)} req/s`, `raw BEGIN/INSERT/COMMIT ${fmt(rawTurn2.rps)} tx/s`, `${fmt(floorTurns.ratio, 2)}x`, 'reported', true, `CPU ${fmt(floorTalk.cpuPerReq, 3)} ms/req, errors ${floorTalk.errors + floorTalk.non2xx}; news read + turn write as a new-session turn; ratio per round ${floorTurns.ratios}`);
+
+      // The floor under news POST: the same bare app appending with the module's statement and batching.
+      const floorPosts = await paired(
+        () => load.loop({ op: db.newsInsert(pool), concurrency: CONNECTIONS, seconds: SECONDS }),
+        async () => {
+          const before = floor.cpuMs();
+          const result = await load.http({ url: `${floor.url}/news`, method: 'POST', headers: json, body: JSON.stringify({ type: 'note', message: 'hello' }), connections: CONNECTIONS, seconds: SECONDS });
+          return { ...result, cpuPerReq: (floor.cpuMs() - before) / Math.max(1, result.total) };
+        },
+      );
+      await floor.stop();
+      const { run: floorNews, base: rawNews3 } = floorPosts;
+      record('News floor: bare Nest route, the module\'s append statement and batching (no RestapModule)', `${fmt(floorNews.rps)} req/s`, `raw INSERT ${fmt(rawNews3.rps)} rows/s`, `${fmt(floorPosts.ratio, 2)}x`, 'reported', true, `CPU ${fmt(floorNews.cpuPerReq, 3)} ms/req, errors ${floorNews.errors + floorNews.non2xx}; group-committed append to the global feed, no wake-ups; ratio per round ${floorPosts.ratios}`);
 
     }
 

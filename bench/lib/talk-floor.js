@@ -1,12 +1,14 @@
 'use strict';
 /**
- * The talk floor: a bare Nest app (RestapExpressAdapter, one controller, nothing else) whose
- * POST /talk does the storage work a new-session /talk JSON turn of the module does, with the
+ * The talk and news floors: a bare Nest app (RestapExpressAdapter, one controller, nothing else).
+ * Its POST /talk does the storage work a new-session /talk JSON turn of the module does, with the
  * module's own pieces — a minted session id and its hash, the shared read of the global feed's
  * recent news (`recentSql`, `sharedReads`) and the group-committed turn write (`APPEND_TURNS`,
- * `GroupCommit`) — and answers `{reply, session_id, message_id}`. No RestapModule: no front door,
- * no TalkService, no context, no doors, no Swagger. Run as its own process like the agent, so the
- * gap between it and the talk row is what the module's and the sample's per-turn work costs.
+ * `GroupCommit`) — and answers `{reply, session_id, message_id}`. Its POST /news appends the body
+ * to the global feed with the module's group-committed append (`APPEND_GLOBAL_SQL`) and answers
+ * the acknowledgement. No RestapModule: no front door, no TalkService or NewsService, no context,
+ * no wake-ups, no doors, no Swagger. Run as its own process like the agent, so the gap between it
+ * and the talk and news rows is what the module's and the sample's per-request work costs.
  * Needs the build. Run directly (`node talk-floor.js <database-url>`), it is that server.
  */
 const path = require('node:path');
@@ -27,7 +29,8 @@ async function serve(databaseUrl) {
   const { RestapExpressAdapter } = built('http/restap-express.adapter.js');
   const { GroupCommit, sharedReads } = built('persistence/group-commit.js');
   const { statement } = built('persistence/restap-sql.js');
-  const { recentSql } = built('persistence/typeorm-news.sql.js');
+  const { recentSql, APPEND_GLOBAL_SQL } = built('persistence/typeorm-news.sql.js');
+  const { MAX_APPEND_BATCH } = built('persistence/typeorm-news.store.js');
   const { APPEND_TURNS, MAX_TURN_BATCH } = built('persistence/typeorm-session.store.js');
   const { mintSessionId, hashSessionId } = built('sessions/session-id.js');
   const { randomToken } = built('sessions/random-token.js');
@@ -43,6 +46,14 @@ async function serve(databaseUrl) {
     await pool.query({ name: APPEND_TURNS.name, text: APPEND_TURNS.text, values: columns });
     return batch.map(() => undefined);
   }, MAX_TURN_BATCH);
+
+  const append = statement(APPEND_GLOBAL_SQL, 'floor: news.append');
+  const appends = new GroupCommit(async (sequence, items) => {
+    const nulls = items.map(() => null);
+    const { rows } = await pool.query({ name: append.name, text: append.text, values: [sequence, items.length, items.map(() => 'global'), items.map((i) => i.type), items.map((i) => i.body), nulls, nulls] });
+    const byOrd = new Map(rows.map((r) => [Number(r.ord), r]));
+    return items.map((_, k) => String(byOrd.get(k + 1).id));
+  }, MAX_APPEND_BATCH);
 
   class FloorTalkController {
     async talk(req, res) {
@@ -62,11 +73,23 @@ async function serve(databaseUrl) {
       res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Vary: 'Accept' });
       res.end(body);
     }
+
+    async news(req, res) {
+      const fields = req.body;
+      if (typeof fields?.type !== 'string') return res.status(400).json({ error: 'invalid_request', message: 'type: a string is required' });
+      const id = await appends.submit('global', { type: fields.type, body: JSON.stringify(fields) });
+      const body = JSON.stringify({ status: 'received', news_id: `news_${id}`, message: 'Message stored successfully' });
+      res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+      res.end(body);
+    }
   }
   const talk = Object.getOwnPropertyDescriptor(FloorTalkController.prototype, 'talk');
   Req()(FloorTalkController.prototype, 'talk', 0);
   Res()(FloorTalkController.prototype, 'talk', 1);
   Post('talk')(FloorTalkController.prototype, 'talk', talk);
+  Req()(FloorTalkController.prototype, 'news', 0);
+  Res()(FloorTalkController.prototype, 'news', 1);
+  Post('news')(FloorTalkController.prototype, 'news', Object.getOwnPropertyDescriptor(FloorTalkController.prototype, 'news'));
   Controller()(FloorTalkController);
   class FloorModule {}
   Module({ controllers: [FloorTalkController] })(FloorModule);
@@ -88,7 +111,7 @@ if (require.main === module) {
   });
 }
 
-/** Starts the talk floor on `databaseUrl` (the agent's, migrated) as a child process; returns its URL, its CPU so far (ms) and stop(). */
+/** Starts the talk and news floors on `databaseUrl` (the agent's, migrated) as a child process; returns its URL, its CPU so far (ms) and stop(). */
 async function startTalkFloor(databaseUrl) {
   return startChildServer(__filename, [databaseUrl]);
 }
