@@ -17,9 +17,9 @@ export type NewsWakeupsMode = 'listen' | 'in-process';
  * other doors' notification buses can read the store at once instead of polling it.
  *
  * On a PostgreSQL server: one dedicated `LISTEN` connection per instance (a `pg.Client` of its own,
- * never a slot of TypeORM's pool) and a `NOTIFY` per batch of commits, sent on that same
- * connection after the items committed (so the append statements never take the notify queue's
- * global lock inside their own commits). On the embedded PGlite database, an in-process signal
+ * never a slot of TypeORM's pool) and a `NOTIFY` per batch of commits (at most one per
+ * `NOTIFY_SPACING_MS`), sent on that same connection after the items committed (so the append
+ * statements never take the notify queue's global lock inside their own commits). On the embedded PGlite database, an in-process signal
  * (LISTEN through its node-postgres adapter never delivers, and no other process can write there).
  *
  * A hint is not the record, and hints can be lost: a notification sent while the listener
