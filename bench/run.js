@@ -60,7 +60,7 @@ async function bareNode(bytes) {
 /** Measures a scenario against its baseline in ROUNDS alternating pairs, by throughput (load.paired). */
 const paired = (baseline, scenario) => load.paired(ROUNDS, baseline, scenario, (run, base) => run.rps / base.rps);
 
-/** Runs an autocannon scenario against the agent and adds the agent's CPU ms per request. */
+/** Runs an autocannon scenario against the agent (or a floor: anything with cpuMs()) and adds its CPU ms per request. */
 async function agentLoad(agent, opts) {
   const before = agent.cpuMs();
   const result = await load.http(opts);
@@ -157,11 +157,7 @@ async function main() {
         const express = await startExpressFloor(kind);
         const floorPosts = await paired(
           () => load.loop({ op: db.newsInsert(pool), concurrency: CONNECTIONS, seconds: SECONDS }),
-          async () => {
-            const before = express.cpuMs();
-            const result = await load.http({ url: `${express.url}/news`, method: 'POST', headers: json, body: JSON.stringify({ type: 'note', message: 'hello' }), connections: CONNECTIONS, seconds: SECONDS });
-            return { ...result, cpuPerReq: (express.cpuMs() - before) / Math.max(1, result.total) };
-          },
+          () => agentLoad(express, { url: `${express.url}/news`, method: 'POST', headers: json, body: JSON.stringify({ type: 'note', message: 'hello' }), connections: CONNECTIONS, seconds: SECONDS }),
         );
         await express.stop();
         const { run: bareExpress, base: rawNews2 } = floorPosts;
@@ -174,11 +170,7 @@ async function main() {
       const floor = await startTalkFloor(database.url);
       const floorTurns = await paired(
         () => load.loop({ op: db.turnTransaction(pool), concurrency: CONNECTIONS, seconds: SECONDS }),
-        async () => {
-          const before = floor.cpuMs();
-          const result = await load.http({ url: `${floor.url}/talk`, method: 'POST', headers: json, body: JSON.stringify({ message: 'hi' }), connections: CONNECTIONS, seconds: SECONDS });
-          return { ...result, cpuPerReq: (floor.cpuMs() - before) / Math.max(1, result.total) };
-        },
+        () => agentLoad(floor, { url: `${floor.url}/talk`, method: 'POST', headers: json, body: JSON.stringify({ message: 'hi' }), connections: CONNECTIONS, seconds: SECONDS }),
       );
       const { run: floorTalk, base: rawTurn2 } = floorTurns;
       record('Talk floor: bare Nest route, the module\'s turn statements and batching (no RestapModule)', `${fmt(floorTalk.rps)} req/s`, `raw BEGIN/INSERT/COMMIT ${fmt(rawTurn2.rps)} tx/s`, `${fmt(floorTurns.ratio, 2)}x`, 'reported', true, `CPU ${fmt(floorTalk.cpuPerReq, 3)} ms/req, errors ${floorTalk.errors + floorTalk.non2xx}; news read + turn write as a new-session turn; ratio per round ${floorTurns.ratios}`);
@@ -186,11 +178,7 @@ async function main() {
       // The floor under news POST: the same bare app appending with the module's statement and batching.
       const floorPosts = await paired(
         () => load.loop({ op: db.newsInsert(pool), concurrency: CONNECTIONS, seconds: SECONDS }),
-        async () => {
-          const before = floor.cpuMs();
-          const result = await load.http({ url: `${floor.url}/news`, method: 'POST', headers: json, body: JSON.stringify({ type: 'note', message: 'hello' }), connections: CONNECTIONS, seconds: SECONDS });
-          return { ...result, cpuPerReq: (floor.cpuMs() - before) / Math.max(1, result.total) };
-        },
+        () => agentLoad(floor, { url: `${floor.url}/news`, method: 'POST', headers: json, body: JSON.stringify({ type: 'note', message: 'hello' }), connections: CONNECTIONS, seconds: SECONDS }),
       );
       await floor.stop();
       const { run: floorNews, base: rawNews3 } = floorPosts;
