@@ -87,6 +87,29 @@ describe('TalkContext.toMessages() (OpenAI-style [{role, content}])', () => {
     expect(ctx.history).toHaveLength(1);
   });
 
+  it('makes ctx.signal and ctx.headers when first read, and a handler may destructure them', () => {
+    let made = 0;
+    const controller = new AbortController();
+    const ctx = createTalkContext({ ...base, news: [], history: [], signal: () => (made++, controller.signal), headers: { 'x-trace': 'a' } });
+    expect(made).toBe(0);
+    const { signal, headers, toMessages, message } = ctx;
+    expect(signal).toBe(controller.signal);
+    expect(made).toBe(1);
+    expect(headers).toEqual({ 'x-trace': 'a' });
+    expect(ctx.headers).toBe(headers);
+    expect(toMessages()).toEqual([{ role: 'user', content: message }]);
+  });
+
+  it('shares its getters between contexts (issue 19: a getter per context gave each its own hidden class in the old generation, which kept every turn past the young collections)', () => {
+    const one = createTalkContext({ ...base, news: [], history: [] });
+    const two = createTalkContext({ ...base, news: [], history: [] });
+    expect(Object.getPrototypeOf(one)).toBe(Object.getPrototypeOf(two));
+    for (const name of ['signal', 'headers']) {
+      expect(Object.getOwnPropertyDescriptor(one, name)).toBeUndefined();
+      expect(typeof Object.getOwnPropertyDescriptor(Object.getPrototypeOf(one), name)?.get).toBe('function');
+    }
+  });
+
   it('marks a reply that did not complete as interrupted, so the model does not take half an answer as said (issue 21, item 9)', () => {
     const ctx = createTalkContext({ ...base, news: [], history: [turn('user', 'Hi'), turn('assistant', 'Hello, I w', 'aborted'), turn('assistant', 'Par', 'error')] });
     expect(ctx.toMessages().map((m) => m.content)).toEqual(['Hi', `Hello, I w\n\n${INTERRUPTED_NOTE}`, `Par\n\n${INTERRUPTED_NOTE}`, 'What is my favorite color?']);

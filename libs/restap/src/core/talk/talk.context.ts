@@ -13,8 +13,8 @@ export interface TalkContextInit {
   message: string;
   sessionId: string | undefined;
   messageId: string;
-  history: TalkTurn[];
-  news: NewsItem[];
+  history: readonly TalkTurn[];
+  news: readonly NewsItem[];
   /** `ctx.signal`, read when the handler first asks for it (creating an AbortSignal is a measurable share of a turn). */
   signal: () => AbortSignal;
   headers: IncomingHttpHeaders;
@@ -42,25 +42,51 @@ const NO_TOOLS: TalkTools = Object.freeze({
 export function createTalkContext(init: TalkContextInit): TalkContext {
   // A new session's turn with no news (the common first turn) has nothing to fit or copy.
   const fitted = init.news.length || init.history.length ? fitContext(init.news, init.history, init.budget ?? DEFAULT_CONTEXT_BUDGET, warnUnrenderable) : NOTHING_FITTED;
-  const history = fitted.history.length ? Object.freeze(fitted.history.map(freezeTurn)) : NONE;
-  const news = fitted.news.length ? Object.freeze([...fitted.news]) : NONE;
-  let headers: Readonly<IncomingHttpHeaders> | undefined;
-  return Object.freeze({
-    message: init.message,
-    sessionId: init.sessionId,
-    messageId: init.messageId,
-    history,
-    news,
-    get signal() {
-      return init.signal();
-    },
-    /** Copied (without the session header) when the handler first reads them. */
-    get headers() {
-      return (headers ??= Object.freeze(withoutSessionHeader(init.headers)));
-    },
-    tools: init.tools ?? NO_TOOLS,
-    toMessages: () => messagesOf(init.systemPrompt, { ...fitted, history }, init.message),
-  });
+  return new TurnContext(init, fitted);
+}
+
+/**
+ * One turn's context. `signal` and `headers` are made when the handler first reads them (an
+ * AbortSignal and a copy of the headers are a measurable share of a turn), through getters of
+ * this class. Not getters of an object literal: each such literal gets a hidden class of its own,
+ * made in V8's old generation, whose getters hold the turn, so every turn's objects outlived the
+ * young generation's collections until the next full one (issue 19: about 450 bytes of every
+ * turn were promoted through it).
+ */
+class TurnContext implements TalkContext {
+  readonly message: string;
+  readonly sessionId: string | undefined;
+  readonly messageId: string;
+  readonly history: readonly TalkTurn[];
+  readonly news: readonly NewsItem[];
+  readonly tools: TalkTools;
+  readonly toMessages: () => TalkMessage[];
+  readonly #signal: () => AbortSignal;
+  /** The request's headers, and their copy without the session header once read. */
+  readonly #headers: { readonly of: IncomingHttpHeaders; copy?: Readonly<IncomingHttpHeaders> };
+
+  constructor(init: TalkContextInit, fitted: FittedContext) {
+    const history = fitted.history.length ? Object.freeze(fitted.history.map(freezeTurn)) : NONE;
+    this.message = init.message;
+    this.sessionId = init.sessionId;
+    this.messageId = init.messageId;
+    this.history = history;
+    this.news = fitted.news.length ? Object.freeze([...fitted.news]) : NONE;
+    this.tools = init.tools ?? NO_TOOLS;
+    this.toMessages = () => messagesOf(init.systemPrompt, { ...fitted, history }, init.message);
+    this.#signal = init.signal;
+    this.#headers = { of: init.headers };
+    Object.freeze(this);
+  }
+
+  get signal(): AbortSignal {
+    return this.#signal();
+  }
+
+  /** Copied (without the session header) when the handler first reads them. */
+  get headers(): Readonly<IncomingHttpHeaders> {
+    return (this.#headers.copy ??= Object.freeze(withoutSessionHeader(this.#headers.of)));
+  }
 }
 
 /** The empty `ctx.news` / `ctx.history`, frozen once and shared. */
