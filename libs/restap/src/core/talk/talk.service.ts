@@ -3,7 +3,8 @@ import { RESTAP_OPTIONS } from '../../restap.constants';
 import { AgentErrorException, ShuttingDownException } from '../../exceptions';
 import { AgentTimeoutException } from '../../exceptions/agent-timeout.exception';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
-import type { TalkChunk, TalkContext, TalkTurnStatus } from '../../interfaces/talk.interface';
+import type { TalkChunk, TalkContext, TalkTurn, TalkTurnStatus } from '../../interfaces/talk.interface';
+import type { NewsItem } from '../../interfaces/news.interface';
 import { RESTAP_SESSION_STORE, type NewTalkTurn, type SessionStore, type TurnSideRow } from '../../persistence/session.store';
 import { isStorageError } from '../../persistence/storage-errors';
 import { hashSessionId, mintSessionId } from '../../sessions/session-id';
@@ -75,6 +76,10 @@ export interface OpenTurn {
 }
 
 const newMessageId = (): string => `msg_${randomToken(12)}`;
+
+/** What a turn that reads no history, or no news, carries: shared, frozen. */
+const NO_TURNS: readonly TalkTurn[] = Object.freeze([]);
+const NO_NEWS: readonly NewsItem[] = Object.freeze([]);
 
 /**
  * A conversation turn, whatever door it came through (RESTAP /talk, MCP, A2A): message + session →
@@ -152,11 +157,15 @@ export class TalkService {
     const { talk } = this.options;
     const budget = talk.contextBudget;
     // Storage hands over at most `itemChars` of each item and turn: a huge one is never read whole.
-    const [history, news] = await Promise.all([
-      turn.resumed && turn.keyHash ? this.store.loadHistory(turn.keyHash, talk.historyLimit, budget.itemChars) : [],
-      // A session minted for this turn has no feed yet: read only what every session may see.
-      this.newsSource ? this.newsSource.forTalk(turn.resumed ? turn.sessionId : undefined, { maxChars: budget.itemChars }) : [],
-    ]);
+    const historyRead = turn.resumed && turn.keyHash ? this.store.loadHistory(turn.keyHash, talk.historyLimit, budget.itemChars) : undefined;
+    // A session minted for this turn has no feed yet: read only what every session may see.
+    const newsRead = this.newsSource?.forTalk(turn.resumed ? turn.sessionId : undefined, { maxChars: budget.itemChars });
+    // A new session's turn awaits its news read alone: no Promise.all, no empty arrays of its own.
+    let history = NO_TURNS;
+    let news = NO_NEWS;
+    if (historyRead && newsRead) [history, news] = await Promise.all([historyRead, newsRead]);
+    else if (historyRead) history = await historyRead;
+    else if (newsRead) news = await newsRead;
     return createTalkContext({
       message: turn.message,
       sessionId: turn.sessionId,
