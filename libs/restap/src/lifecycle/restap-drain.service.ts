@@ -13,6 +13,13 @@ export interface DrainableWork {
   stop(): void;
 }
 
+/** A followed turn in the drain's list. */
+interface Tracked {
+  readonly work: DrainableWork;
+  newer: Tracked | undefined;
+  older: Tracked | undefined;
+}
+
 /** Longest wait, after the grace period, for stopped turns to write their last frames and store. */
 const STOP_WAIT_MS = 3_000;
 
@@ -25,7 +32,9 @@ const STOP_WAIT_MS = 3_000;
 @Injectable()
 export class RestapDrain implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Restap');
-  private readonly work = new Set<DrainableWork>();
+  /** The turns being followed, newest first (see `track`). */
+  private newest?: Tracked;
+  private open = 0;
   private draining = false;
   /** Set while `settled` waits: called when the last tracked turn is done. */
   private emptied?: () => void;
@@ -35,36 +44,63 @@ export class RestapDrain implements BeforeApplicationShutdown {
   /**
    * Follows a turn until the returned `done` is called (once it has answered and stored what it
    * could); a turn that starts after draining began is stopped at once. A callback, not a promise:
-   * every turn goes through here, and a promise chain per turn was measurable.
+   * every turn goes through here, and a promise chain per turn was measurable. The turns are a
+   * linked list, not a Set: a Set of ever-changing turns reallocates its table every few dozen
+   * turns, and the tables it left in V8's old generation kept the turns they held past the young
+   * generation's collections (issue 19: about 300 bytes of every turn promoted through it).
    */
   track(work: DrainableWork): () => void {
-    this.work.add(work);
+    const node: Tracked = { work, newer: undefined, older: this.newest };
+    if (this.newest) this.newest.newer = node;
+    this.newest = node;
+    this.open++;
     if (this.draining) work.stop();
+    let done = false;
     return () => {
-      if (this.work.delete(work) && !this.work.size) this.emptied?.();
+      if (done) return;
+      done = true;
+      this.unlink(node);
+      if (--this.open === 0) this.emptied?.();
     };
+  }
+
+  /** Takes `node` out of the list and clears its links, so nothing it pointed at is kept by it. */
+  private unlink(node: Tracked): void {
+    if (node.newer) node.newer.older = node.older;
+    else this.newest = node.older;
+    if (node.older) node.older.newer = node.newer;
+    node.newer = node.older = undefined;
+  }
+
+  /** Stops every turn still followed (each is unlinked when it calls its `done`). */
+  private stopAll(): void {
+    for (let node = this.newest; node; ) {
+      const older = node.older;
+      node.work.stop();
+      node = older;
+    }
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.draining = true;
-    if (!this.work.size) return;
+    if (!this.open) return;
     const grace = this.options.shutdownGraceMs;
-    this.logger.log(`Shutting down: waiting up to ${grace} ms for ${this.work.size} open /talk turn(s)`);
+    this.logger.log(`Shutting down: waiting up to ${grace} ms for ${this.open} open /talk turn(s)`);
     if (await this.settled(grace)) return;
-    this.logger.warn(`Shutting down: ending ${this.work.size} /talk turn(s) still open after ${grace} ms`);
-    for (const work of this.work) work.stop();
+    this.logger.warn(`Shutting down: ending ${this.open} /talk turn(s) still open after ${grace} ms`);
+    this.stopAll();
     await this.settled(STOP_WAIT_MS);
   }
 
   /** True when every tracked turn settled within `ms`. */
   private async settled(ms: number): Promise<boolean> {
-    if (!this.work.size) return true;
+    if (!this.open) return true;
     const timeout = new AbortController();
     const all = new Promise<boolean>((resolve) => (this.emptied = () => resolve(true)));
     const result = await Promise.race([all, sleep(ms, false, { signal: timeout.signal }).catch(() => false)]);
     timeout.abort();
     this.emptied = undefined;
-    return result && this.work.size === 0;
+    return result && this.open === 0;
   }
 
   /** True once shutdown began: doors refuse new work (503 shutting_down). */
