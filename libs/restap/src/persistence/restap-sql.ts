@@ -31,6 +31,18 @@ interface PgPool {
 const CONNECTION_MESSAGE = /^(connect |read |write )?(ECONN|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|EAI_AGAIN)|Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is closed|Cannot use a pool after calling end|terminating connection|Query read timeout/i;
 
 /**
+ * The error's kind for the log. An error PostgreSQL reported (a severity and a SQLSTATE, as on
+ * node-postgres' `DatabaseError`) is a `DatabaseError` whatever its class is called: PGlite bundles
+ * a minified copy of that class, whose name reads `ue` or `O`. Else the class's name (node-postgres
+ * names its errors 'error'; their class says more).
+ */
+export function errorKind(error: unknown): string {
+  const e = error as { severity?: unknown; code?: unknown; name?: unknown } | undefined;
+  if (typeof e?.severity === 'string' && typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return 'DatabaseError';
+  return (error as object | undefined)?.constructor?.name || (typeof e?.name === 'string' ? e.name : 'Error');
+}
+
+/**
  * Runs the module's statements on the host's TypeORM DataSource, on the pg pool TypeORM itself
  * opened (same connections, limits and timeouts).
  *
@@ -72,8 +84,7 @@ export class RestapSql {
     const e = error as { name?: unknown; code?: unknown; message?: unknown; driverError?: { code?: unknown } } | undefined;
     const rawCode = e?.code ?? e?.driverError?.code;
     const code = typeof rawCode === 'string' && /^[A-Z0-9_]{1,32}$/.test(rawCode) ? rawCode : undefined;
-    // node-postgres names its server errors 'error'; their class says more.
-    const kind = (error as object | undefined)?.constructor?.name || (typeof e?.name === 'string' ? e.name : 'Error');
+    const kind = errorKind(error);
     const ref = randomToken(6);
     const unavailable = isStorageError(error);
     const own = typeof e?.message === 'string' && CONNECTION_MESSAGE.test(e.message) ? `: ${e.message.slice(0, 200)}` : '';
