@@ -1,8 +1,8 @@
 'use strict';
 /**
- * `node bench/cpu-split.js`: where a POST /news's CPU goes, the agent beside the news floor (the bare
- * Nest route of `npm run bench`'s floors step). Alternating rounds of POST /news at 16 connections
- * against each; per request, from /proc: the server's main thread (user, system), its other threads
+ * `node bench/cpu-split.js [news|talk]`: where a POST /news's (or a POST /talk JSON turn's) CPU goes,
+ * the agent beside its floor (the bare Nest route of `npm run bench`'s floors step). Alternating
+ * rounds of that POST at 16 connections against each; per request, from /proc: the server's main thread (user, system), its other threads
  * (GC helpers, libuv pool), PostgreSQL's processes, its commits, the server's context switches, and
  * this process's (the load generator's) CPU. Prints each round and the medians; writes nothing.
  * Env: BENCH_DATABASE_URL, BENCH_SKIP_BUILD=1, BENCH_ROUNDS (6), BENCH_SECONDS (4).
@@ -19,6 +19,12 @@ const SERVER = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:
 const ROUNDS = Number(process.env.BENCH_ROUNDS) || 6;
 const SECONDS = Number(process.env.BENCH_SECONDS) || 4;
 const NAME = 'restap_bench_split';
+/** The request each round sends: POST /news (default) or a POST /talk JSON turn. */
+const REQUESTS = {
+  news: { path: '/news', body: JSON.stringify({ type: 'note', message: 'hello' }) },
+  talk: { path: '/talk', body: JSON.stringify({ message: 'hi' }) },
+};
+const REQUEST = REQUESTS[process.argv[2] || 'news'];
 
 /** utime and stime (ms) of one /proc stat file. */
 function times(statFile) {
@@ -61,7 +67,7 @@ async function snapshot(pool, pid) {
 /** One round of POST /news against `server`; every figure per request (ms, or a count). */
 async function round(pool, server) {
   const before = await snapshot(pool, server.pid);
-  const result = await load.http({ url: `${server.url}/news`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'note', message: 'hello' }), connections: 16, seconds: SECONDS });
+  const result = await load.http({ url: `${server.url}${REQUEST.path}`, method: 'POST', headers: { 'content-type': 'application/json' }, body: REQUEST.body, connections: 16, seconds: SECONDS });
   const after = await snapshot(pool, server.pid);
   const per = (key) => (after[key] - before[key]) / Math.max(1, result.total);
   const loadgen = process.cpuUsage(before.loadgen);
@@ -76,6 +82,7 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 const show = (figures) => Object.entries(figures).map(([k, v]) => `${k} ${k === 'rps' || k === 'errors' ? Math.round(v) : v.toFixed(4)}`).join(', ');
 
 async function main() {
+  if (!REQUEST) throw new Error(`usage: node bench/cpu-split.js [${Object.keys(REQUESTS).join('|')}]`);
   if (!process.env.BENCH_SKIP_BUILD) execSync('npm run build', { stdio: 'inherit', cwd: path.join(__dirname, '..') });
   const database = await db.freshDatabase(SERVER, NAME);
   const pool = new db.Pool({ connectionString: SERVER, max: 1 });
