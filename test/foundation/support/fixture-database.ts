@@ -33,6 +33,8 @@ export async function openFixtureDatabase(): Promise<FixtureDatabase> {
   let pglite: { close(): Promise<void> } | undefined;
   let connection: () => ConnectionOptions;
   let query: FixtureDatabase['query'];
+  /** Run before each app's DataSource connects. */
+  let beforeConnect = async (): Promise<void> => undefined;
 
   if (process.env.TEST_DATABASE_URL) {
     server = await createTestDatabase();
@@ -54,6 +56,9 @@ export async function openFixtureDatabase(): Promise<FixtureDatabase> {
     pglite = db;
     connection = () => ({ ...common, installExtensions: false, extra: { max: 1, idleTimeoutMillis: 0, connection: createPgConfig(db).connection } });
     query = async (sql, params) => (await db.query(sql, params)).rows as never;
+    // Every connection to one PGlite instance is the same database session: a new app would find
+    // the prepared statements of the apps before it (42P05). A server's new connection has none.
+    beforeConnect = async () => void (await db.exec('DEALLOCATE ALL'));
   }
 
   const destroyAll = async (): Promise<void> => {
@@ -69,6 +74,7 @@ export async function openFixtureDatabase(): Promise<FixtureDatabase> {
         dataSourceFactory: async (opts) => {
           const ds = new DataSource(opts as DataSourceOptions);
           created.push(ds);
+          await beforeConnect();
           return ds.initialize();
         },
       }),
