@@ -1,9 +1,9 @@
 'use strict';
 /**
- * `node bench/cpu-split.js [news|talk]`: where a POST /news's (or a POST /talk JSON turn's) CPU goes,
- * the agent beside its floor (the bare Nest route of `npm run bench`'s floors step). Alternating
- * rounds of that POST at 16 connections against each; per request, from /proc: the server's main thread (user, system), its other threads
- * (GC helpers, libuv pool), PostgreSQL's processes, its commits, the server's context switches, and
+ * `node bench/cpu-split.js [news|talk]`: where a POST /news's (or a POST /talk JSON turn's) CPU
+ * goes, the agent beside its floor (the bare Nest route of `npm run bench`'s floors step).
+ * Alternating rounds of that POST at 16 connections against each; per request, from /proc: the
+ * server's main thread (user, system), its other threads (GC helpers, libuv pool), PostgreSQL's processes, its commits, the server's context switches, and
  * this process's (the load generator's) CPU. Prints each round and the medians; writes nothing.
  * Env: BENCH_DATABASE_URL, BENCH_SKIP_BUILD=1, BENCH_ROUNDS (6), BENCH_SECONDS (4).
  */
@@ -64,7 +64,7 @@ async function snapshot(pool, pid) {
   return { ...threads(pid), postgres: postgresMs(), commits: Number(rows[0].xact_commit), switches: contextSwitches(pid), loadgen: process.cpuUsage() };
 }
 
-/** One round of POST /news against `server`; every figure per request (ms, or a count). */
+/** One round of the POST against `server`; every figure per request (ms, or a count). */
 async function round(pool, server) {
   const before = await snapshot(pool, server.pid);
   const result = await load.http({ url: `${server.url}${REQUEST.path}`, method: 'POST', headers: { 'content-type': 'application/json' }, body: REQUEST.body, connections: 16, seconds: SECONDS });
