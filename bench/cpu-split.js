@@ -3,8 +3,9 @@
  * `node bench/cpu-split.js [news|talk]`: where a POST /news's (or a POST /talk JSON turn's) CPU
  * goes, the agent beside its floor (the bare Nest route of `npm run bench`'s floors step).
  * Alternating rounds of that POST at 16 connections against each; per request, from /proc: the
- * server's main thread (user, system), its other threads (GC helpers, libuv pool), PostgreSQL's processes, its commits, the server's context switches, and
- * this process's (the load generator's) CPU. Prints each round and the medians; writes nothing.
+ * server's main thread (user, system), its other threads (GC helpers, libuv pool), PostgreSQL's
+ * processes, its commits, the server's context switches, and this process's (the load
+ * generator's) CPU. Prints each round and the medians; writes nothing.
  * Env: BENCH_DATABASE_URL, BENCH_SKIP_BUILD=1, BENCH_ROUNDS (6), BENCH_SECONDS (4).
  */
 const { execSync } = require('node:child_process');
