@@ -90,7 +90,7 @@ class TurnContext implements TalkContext {
 }
 
 /** The empty `ctx.news` / `ctx.history`, frozen once and shared. */
-const NONE: readonly never[] = Object.freeze([]);
+export const NONE: readonly never[] = Object.freeze([]);
 const NOTHING_FITTED: FittedContext = Object.freeze({ news: NONE, newsTexts: NONE, history: NONE });
 
 function warnUnrenderable(item: NewsItem): void {

@@ -14,7 +14,7 @@ import type { RestapCaller } from '../caller';
 import { CapabilityTools } from '../tools/capability-tools';
 import { createTalkTools, ToolStepLog } from '../tools/talk-tools';
 import { RestapRegistry, type RegisteredHandler } from '../registry/restap.registry';
-import { createTalkContext } from './talk.context';
+import { createTalkContext, NONE } from './talk.context';
 import { assertStorableText } from '../text/storable-text';
 import { RESTAP_TALK_NEWS_SOURCE, type TalkNewsSource } from './talk-news.source';
 import { TalkRun, type TalkOutcome, type TalkStopReason } from './talk.run';
@@ -76,10 +76,6 @@ export interface OpenTurn {
 }
 
 const newMessageId = (): string => `msg_${randomToken(12)}`;
-
-/** What a turn that reads no history, or no news, carries: shared, frozen. */
-const NO_TURNS: readonly TalkTurn[] = Object.freeze([]);
-const NO_NEWS: readonly NewsItem[] = Object.freeze([]);
 
 /**
  * A conversation turn, whatever door it came through (RESTAP /talk, MCP, A2A): message + session →
@@ -161,8 +157,8 @@ export class TalkService {
     // A session minted for this turn has no feed yet: read only what every session may see.
     const newsRead = this.newsSource?.forTalk(turn.resumed ? turn.sessionId : undefined, { maxChars: budget.itemChars });
     // A new session's turn awaits its news read alone: no Promise.all, no empty arrays of its own.
-    let history = NO_TURNS;
-    let news = NO_NEWS;
+    let history: readonly TalkTurn[] = NONE;
+    let news: readonly NewsItem[] = NONE;
     if (historyRead && newsRead) [history, news] = await Promise.all([historyRead, newsRead]);
     else if (historyRead) history = await historyRead;
     else if (newsRead) news = await newsRead;
