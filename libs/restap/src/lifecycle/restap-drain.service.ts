@@ -34,7 +34,6 @@ export class RestapDrain implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Restap');
   /** The turns being followed, newest first (see `track`). */
   private newest?: Tracked;
-  private open = 0;
   private draining = false;
   /** Set while `settled` waits: called when the last tracked turn is done. */
   private emptied?: () => void;
@@ -53,14 +52,13 @@ export class RestapDrain implements BeforeApplicationShutdown {
     const node: Tracked = { work, newer: undefined, older: this.newest };
     if (this.newest) this.newest.newer = node;
     this.newest = node;
-    this.open++;
     if (this.draining) work.stop();
     let done = false;
     return () => {
       if (done) return;
       done = true;
       this.unlink(node);
-      if (--this.open === 0) this.emptied?.();
+      if (!this.newest) this.emptied?.();
     };
   }
 
@@ -70,6 +68,13 @@ export class RestapDrain implements BeforeApplicationShutdown {
     else this.newest = node.older;
     if (node.older) node.older.newer = node.newer;
     node.newer = node.older = undefined;
+  }
+
+  /** How many turns are followed (for the shutdown log only: it walks the list). */
+  private count(): number {
+    let n = 0;
+    for (let node = this.newest; node; node = node.older) n++;
+    return n;
   }
 
   /** Stops every turn still followed (each is unlinked when it calls its `done`). */
@@ -83,24 +88,24 @@ export class RestapDrain implements BeforeApplicationShutdown {
 
   async beforeApplicationShutdown(): Promise<void> {
     this.draining = true;
-    if (!this.open) return;
+    if (!this.newest) return;
     const grace = this.options.shutdownGraceMs;
-    this.logger.log(`Shutting down: waiting up to ${grace} ms for ${this.open} open /talk turn(s)`);
+    this.logger.log(`Shutting down: waiting up to ${grace} ms for ${this.count()} open /talk turn(s)`);
     if (await this.settled(grace)) return;
-    this.logger.warn(`Shutting down: ending ${this.open} /talk turn(s) still open after ${grace} ms`);
+    this.logger.warn(`Shutting down: ending ${this.count()} /talk turn(s) still open after ${grace} ms`);
     this.stopAll();
     await this.settled(STOP_WAIT_MS);
   }
 
   /** True when every tracked turn settled within `ms`. */
   private async settled(ms: number): Promise<boolean> {
-    if (!this.open) return true;
+    if (!this.newest) return true;
     const timeout = new AbortController();
     const all = new Promise<boolean>((resolve) => (this.emptied = () => resolve(true)));
     const result = await Promise.race([all, sleep(ms, false, { signal: timeout.signal }).catch(() => false)]);
     timeout.abort();
     this.emptied = undefined;
-    return result && this.open === 0;
+    return result && !this.newest;
   }
 
   /** True once shutdown began: doors refuse new work (503 shutting_down). */
