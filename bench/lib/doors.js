@@ -12,10 +12,15 @@
  * - A2A `SendMessage` (JSON-RPC, A2A-Version 1.0) vs a /talk JSON turn, on the bench responder.
  * - A talk turn in which the model calls text_echo once, beside a plain turn plus the capability
  *   called over HTTP — on a second agent whose model is bench/lib/fake-llm.js.
+ * - Under the MCP and A2A rows, each door's floor: the official SDK alone in its own process
+ *   (bench/lib/mcp-floor.js, bench/lib/a2a-floor.js), answering the same request with no Nest, no
+ *   module and no database, beside the same baseline. A door cannot cost less than its SDK.
  */
 const load = require('./load');
 const { startAgent } = require('./server');
 const { startFakeLlm, TOOL_TRIGGER, TOOL_REPLY, PLAIN_REPLY } = require('./fake-llm');
+const { startMcpFloor } = require('./mcp-floor');
+const { startA2aFloor } = require('./a2a-floor');
 
 const MCP_PROTOCOL = '2026-07-28';
 const JSON_HEADERS = { 'content-type': 'application/json' };
@@ -63,9 +68,9 @@ async function cpuLoad(agent, request, { seconds, connections }) {
 const cpuPaired = (rounds, baseline, scenario) => load.paired(rounds, baseline, scenario, (run, base) => run.cpuPerReq / base.cpuPerReq);
 
 /** A short run of each request first: JIT warm-up, and a first answer checked before any figure. */
-async function warm(agent, requests, opts) {
+async function warm(agent, requests, opts, seconds = 1) {
   for (const request of requests) {
-    const result = await cpuLoad(agent, request, { ...opts, seconds: 1 });
+    const result = await cpuLoad(agent, request, { ...opts, seconds });
     if (!result.total || failures(result)) {
       throw new Error(`warm-up of ${request.method} ${request.path} failed: ${result.total} answers, errors ${result.errors}, non-2xx ${result.non2xx}, wrong answers ${result.mismatches}`);
     }
@@ -93,6 +98,24 @@ async function doorScenarios({ agent, databaseUrl, seconds, rounds, connections,
       mcp.ratio <= 1.3 && !failures(mcp.run) && !failures(mcp.base),
       `${fmt(mcp.run.rps)} vs ${fmt(mcp.base.rps)} req/s; errors ${failures(mcp.run)} vs ${failures(mcp.base)} (non-2xx or wrong answer included); CPU ratio per round ${mcp.ratios}`,
     );
+    const echo = (await (await fetch(`${agent.url}/.well-known/restap.json`)).json()).capabilities.find((c) => c.id === 'text.echo');
+    const mcpFloor = await startMcpFloor({ inputSchema: echo.input_schema, outputSchema: echo.output_schema });
+    try {
+      // A fresh process: warmed as long as a measured run, as the agent has been by the rows before.
+      await warm(mcpFloor, [mcpEcho], opts, seconds);
+      const floor = await cpuPaired(rounds, () => cpuLoad(agent, httpEcho, opts), () => cpuLoad(mcpFloor, mcpEcho, opts));
+      record(
+        'MCP floor: the official SDK alone, the same tools/call (createMcpHandler on node:http, one tool, no Nest, no module)',
+        `CPU ${fmt(floor.run.cpuPerReq, 3)} ms/req`,
+        `the agent's POST /text/echo ${fmt(floor.base.cpuPerReq, 3)} ms/req`,
+        `${fmt(floor.ratio, 2)}x`,
+        'reported',
+        !failures(floor.run) && !failures(floor.base),
+        `${fmt(floor.run.rps)} vs ${fmt(floor.base.rps)} req/s; errors ${failures(floor.run)} vs ${failures(floor.base)}; the agent's input and output schemas, the sample's answer; what the SDK costs before any door or capability runs; CPU ratio per round ${floor.ratios}`,
+      );
+    } finally {
+      await mcpFloor.stop();
+    }
   }
 
   if (runs('a2a')) {
@@ -106,6 +129,22 @@ async function doorScenarios({ agent, databaseUrl, seconds, rounds, connections,
       a2a.ratio <= 1.3 && !failures(a2a.run) && !failures(a2a.base),
       `${fmt(a2a.run.rps)} vs ${fmt(a2a.base.rps)} req/s; errors ${failures(a2a.run)} vs ${failures(a2a.base)}; each send a new task (stored) answered by the bench responder; CPU ratio per round ${a2a.ratios}`,
     );
+    const a2aFloor = await startA2aFloor();
+    try {
+      await warm(a2aFloor, [a2aSend], opts, seconds);
+      const floor = await cpuPaired(rounds, () => cpuLoad(agent, talk, opts), () => cpuLoad(a2aFloor, a2aSend, opts));
+      record(
+        'A2A floor: the official SDK alone, the same SendMessage (jsonRpcHandler, in-memory tasks, an instant reply, no Nest, no module, no DB)',
+        `CPU ${fmt(floor.run.cpuPerReq, 3)} ms/req`,
+        `the agent's /talk JSON turn ${fmt(floor.base.cpuPerReq, 3)} ms/req`,
+        `${fmt(floor.ratio, 2)}x`,
+        'reported',
+        !failures(floor.run) && !failures(floor.base),
+        `${fmt(floor.run.rps)} vs ${fmt(floor.base.rps)} req/s; errors ${failures(floor.run)} vs ${failures(floor.base)}; one completed task event per send; what the SDK costs before any door, turn or storage; CPU ratio per round ${floor.ratios}`,
+      );
+    } finally {
+      await a2aFloor.stop();
+    }
   }
 
   if (!runs('tools')) return;

@@ -38,4 +38,4 @@ async function startExpressFloor(kind = 'stock') {
   return startChildServer(__filename, [kind]);
 }
 
-module.exports = { startExpressFloor };
+module.exports = { startExpressFloor, CLASSES };
