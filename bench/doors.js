@@ -1,11 +1,11 @@
 'use strict';
 /**
  * `node bench/doors.js`: only the doors' rows of `npm run bench` (MCP tools/call vs POST
- * /text/echo, A2A SendMessage vs a /talk JSON turn, a talk turn with one tool call beside a plain
- * turn plus the capability over HTTP), printed, not written to BENCHMARKS.md — e.g. a quick check:
+ * /text/echo, A2A SendMessage vs a /talk JSON turn, each door's SDK alone beside the same
+ * baseline, a talk turn with one tool call beside a plain turn plus the capability over HTTP), printed, not written to BENCHMARKS.md — e.g. a quick check:
  *   BENCH_SKIP_BUILD=1 BENCH_SECONDS=2 BENCH_ROUNDS=1 node bench/doors.js
  * Env: BENCH_DATABASE_URL, BENCH_SKIP_BUILD=1, BENCH_SECONDS (5), BENCH_ROUNDS (3),
- * BENCH_DOORS (rows to run, comma-separated among mcp, a2a, tools; default all), e.g. BENCH_DOORS=a2a.
+ * BENCH_DOORS (rows to run, comma-separated among mcp, a2a, tools, each with its floor; default all), e.g. BENCH_DOORS=a2a.
  */
 const { execSync } = require('node:child_process');
 const path = require('node:path');
