@@ -12,7 +12,11 @@
  * mcp (an MCP tools/call of text_echo on /mcp; its answer is checked, not only its status),
  * echo (POST /text/echo with the same text: the HTTP baseline the mcp figure is judged against, <= 1.3x),
  * mcp-discover (an MCP server/discover: the SDK's per-request floor, no tool behind it),
- * a2a (an A2A SendMessage on /a2a, answered by the talk handler; its answer is checked).
+ * a2a (an A2A SendMessage on /a2a, answered by the talk handler; its answer is checked),
+ * mcp-floor and a2a-floor (the same MCP tools/call and A2A SendMessage answered by the official SDK
+ * alone, bench/lib/mcp-floor.js and a2a-floor.js, counted in that process instead of the agent's),
+ * express-floor (a JSON POST answered by bare Express with express.json() on the agent's HTTP server,
+ * bench/lib/express-floor.js 'prebuilt': the HTTP work every JSON POST pays, whatever answers it).
  * Beside the instructions, the writing transactions per request (transaction ids the server handed out).
  *
  * Env: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a fresh database
@@ -28,6 +32,9 @@ const { Client } = require('pg');
 const db = require('./lib/db');
 const { startAgent } = require('./lib/server');
 const { REQUESTS } = require('./lib/doors');
+const { startMcpFloor } = require('./lib/mcp-floor');
+const { startA2aFloor } = require('./lib/a2a-floor');
+const { startExpressFloor } = require('./lib/express-floor');
 
 const N = Number(process.env.N) || 1000;
 const C = Number(process.env.C) || 4;
@@ -57,7 +64,29 @@ const SCENARIOS = {
   },
   // One A2A SendMessage (JSON-RPC, blocking, A2A-Version 1.0): a new task answered by the bench responder, as the doors row sends it.
   a2a: REQUESTS.a2aSend,
+  // The same two requests answered by each SDK alone (the doors' floors), counted in the floor's process.
+  'mcp-floor': { ...REQUESTS.mcpEcho, floor: 'mcp' },
+  'a2a-floor': { ...REQUESTS.a2aSend, floor: 'a2a' },
+  // What any JSON POST costs on the agent's HTTP server before anything answers it (the part the doors share with their baselines).
+  'express-floor': { path: '/news', ...JSON_POST, body: JSON.stringify({ type: 'note', message: 'hello' }), floor: 'express' },
 };
+
+/** The server a scenario is counted in: the agent, or a door's floor (the MCP one with the agent's text_echo schemas). */
+async function startServer(scenario, databaseUrl, { wrapper, env }) {
+  if (!scenario.floor) {
+    return startAgent({ port: 3700 + Math.floor(Math.random() * 90), wrapper, env: { ...env, DATABASE_URL: databaseUrl, RESTAP_BENCH: '1', RESTAP_RATE_LIMIT: '0' }, startTimeoutMs: 180_000 });
+  }
+  if (scenario.floor === 'a2a') return startA2aFloor({ wrapper, env });
+  if (scenario.floor === 'express') return startExpressFloor('prebuilt', { wrapper, env });
+  const agent = await startAgent({ port: 3700 + Math.floor(Math.random() * 90), env: { DATABASE_URL: databaseUrl, RESTAP_BENCH: '1' } });
+  let echo;
+  try {
+    echo = (await (await fetch(`${agent.url}/.well-known/restap.json`)).json()).capabilities.find((c) => c.id === 'text.echo');
+  } finally {
+    await agent.stop();
+  }
+  return startMcpFloor({ inputSchema: echo.input_schema, outputSchema: echo.output_schema }, { wrapper, env });
+}
 
 async function drive(url, scenario, count) {
   let sent = 0;
@@ -78,11 +107,9 @@ async function measure(name, databaseUrl) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'restap-callgrind-'));
   // vgdb (behind callgrind_control) names its pipes after USER and HOST: both sides must agree.
   const names = { USER: process.env.USER || 'bench', LOGNAME: process.env.LOGNAME || 'bench', HOST: '127.0.0.1' };
-  const agent = await startAgent({
-    port: 3700 + Math.floor(Math.random() * 90),
+  const agent = await startServer(scenario, databaseUrl, {
     wrapper: ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${dir}/out`],
-    env: { ...names, DATABASE_URL: databaseUrl, RESTAP_BENCH: '1', RESTAP_RATE_LIMIT: '0' },
-    startTimeoutMs: 180_000,
+    env: names,
   });
   const control = (...args) => execFileSync('callgrind_control', [...args, String(agent.pid)], { env: { ...process.env, ...names }, stdio: 'ignore' });
   let commits; // writing transactions during the counted requests

@@ -70,9 +70,9 @@ if (require.main === module) {
   process.on('message', () => server.close(() => process.exit(0)));
 }
 
-/** Starts the floor as a child process; returns its URL, its CPU so far (ms) and stop(). */
-async function startA2aFloor() {
-  return startChildServer(__filename, []);
+/** Starts the floor as a child process (options as startChildServer's); returns its URL, its CPU so far (ms) and stop(). */
+async function startA2aFloor(options) {
+  return startChildServer(__filename, [], options);
 }
 
 module.exports = { startA2aFloor };

@@ -5,10 +5,16 @@ const { cpuMsOf } = require('./server');
 
 /**
  * Forks `file` with `args`; the child sends its port once it listens and exits when sent any
- * message. Returns its URL, its CPU so far (ms) and stop().
+ * message. Returns its URL, its pid, its CPU so far (ms) and stop(). `wrapper` runs node under
+ * another program that keeps the pid (valgrind), `env` adds to the environment.
  */
-async function startChildServer(file, args) {
-  const child = fork(file, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+async function startChildServer(file, args, { wrapper = [], env = {} } = {}) {
+  const [execPath, ...execArgv] = [...wrapper, process.execPath];
+  const child = fork(file, args, {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env: { ...process.env, ...env },
+    ...(wrapper.length ? { execPath, execArgv } : {}),
+  });
   const port = await new Promise((resolve, reject) => {
     child.once('message', resolve);
     child.once('exit', (code) => reject(new Error(`${file} exited (${code})`)));

@@ -33,9 +33,9 @@ if (require.main === module) {
   process.on('message', () => server.close(() => process.exit(0)));
 }
 
-/** Starts the floor server ('stock' or 'prebuilt') as a child process; returns its URL, its CPU so far (ms) and stop(). */
-async function startExpressFloor(kind = 'stock') {
-  return startChildServer(__filename, [kind]);
+/** Starts the floor server ('stock' or 'prebuilt') as a child process (options as startChildServer's); returns its URL, its CPU so far (ms) and stop(). */
+async function startExpressFloor(kind = 'stock', options) {
+  return startChildServer(__filename, [kind], options);
 }
 
 module.exports = { startExpressFloor, CLASSES };

@@ -32,9 +32,9 @@ if (require.main === module) {
   process.on('message', () => server.close(() => process.exit(0)));
 }
 
-/** Starts the floor with the tool's schemas ({ inputSchema, outputSchema }); returns its URL, its CPU so far (ms) and stop(). */
-async function startMcpFloor(schemas) {
-  return startChildServer(__filename, [JSON.stringify(schemas)]);
+/** Starts the floor with the tool's schemas ({ inputSchema, outputSchema }; options as startChildServer's); returns its URL, its CPU so far (ms) and stop(). */
+async function startMcpFloor(schemas, options) {
+  return startChildServer(__filename, [JSON.stringify(schemas)], options);
 }
 
 module.exports = { startMcpFloor };
