@@ -9,6 +9,14 @@ interface Entry {
   item: NewsItem;
 }
 
+/** Items a {@link NewsItemCache} froze, all the way down: they never change. */
+const DEEP_FROZEN = new WeakSet<object>();
+
+/** Whether `item` came from a NewsItemCache, frozen all the way down: what is derived from it may be kept with it. */
+export function isDeepFrozen(item: object): boolean {
+  return DEEP_FROZEN.has(item);
+}
+
 /**
  * Body characters the cache holds at most, by default (least recently used entries go first). The
  * parsed objects take several times their text, so this is a few MB of heap at most.
@@ -51,6 +59,7 @@ export class NewsItemCache {
     const parsed = toNewsItem(row); // V8's JSON.parse does not recurse: safe at any depth
     if (!withinDepth(parsed, this.maxDepth)) throw new Error(`it nests arrays/objects deeper than ${this.maxDepth} levels`);
     const item = deepFreeze(parsed);
+    DEEP_FROZEN.add(item);
     if (row.body.length <= this.maxChars) {
       this.entries.set(row.id, { ts: row.ts, body: row.body, item });
       this.chars += row.body.length;
