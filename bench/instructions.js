@@ -8,7 +8,8 @@
  * The built sample runs under callgrind with instrumentation off; after WARM requests (JIT warm-up)
  * it is switched on for N requests at C connections, then the counts are dumped and summed.
  * Scenarios: live (GET /health/live), news (POST /news), news-get (GET /news?since=0&limit=10), news-get-since
- * (10k items seeded, each connection polls from its own since), talk (POST /talk JSON), catalog,
+ * (10k items seeded, each connection polls from its own since), talk (POST /talk JSON), talk-news
+ * (the same with 20 items seeded: each turn carries them), catalog,
  * mcp (an MCP tools/call of text_echo on /mcp; its answer is checked, not only its status),
  * echo (POST /text/echo with the same text: the HTTP baseline the mcp figure is judged against, <= 1.3x),
  * mcp-discover (an MCP server/discover: the SDK's per-request floor, no tool behind it),
@@ -16,7 +17,9 @@
  * mcp-floor and a2a-floor (the same MCP tools/call and A2A SendMessage answered by the official SDK
  * alone, bench/lib/mcp-floor.js and a2a-floor.js, counted in that process instead of the agent's),
  * express-floor (a JSON POST answered by bare Express with express.json() on the agent's HTTP server,
- * bench/lib/express-floor.js 'prebuilt': the HTTP work every JSON POST pays, whatever answers it).
+ * bench/lib/express-floor.js 'prebuilt': the HTTP work every JSON POST pays, whatever answers it),
+ * talk-floor and news-floor (the talk and news scenarios answered by the bench's talk and news
+ * floors, bench/lib/talk-floor.js: a bare Nest route with the module's statements and batching).
  * Beside the instructions, the writing transactions per request (transaction ids the server handed out).
  *
  * Env: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a fresh database
@@ -35,6 +38,7 @@ const { REQUESTS } = require('./lib/doors');
 const { startMcpFloor } = require('./lib/mcp-floor');
 const { startA2aFloor } = require('./lib/a2a-floor');
 const { startExpressFloor } = require('./lib/express-floor');
+const { startTalkFloor } = require('./lib/talk-floor');
 
 const N = Number(process.env.N) || 1000;
 const C = Number(process.env.C) || 4;
@@ -46,6 +50,8 @@ const SCENARIOS = {
   catalog: { path: '/.well-known/restap.json' },
   news: { path: '/news', ...JSON_POST, body: JSON.stringify({ type: 'note', message: 'hello' }) },
   talk: { path: '/talk', ...JSON_POST, body: JSON.stringify({ message: 'hi' }) },
+  // The same turn with news in the feed: every new session's turn carries the newest 20 items (news.contextLimit).
+  'talk-news': { path: '/talk', ...JSON_POST, body: JSON.stringify({ message: 'hi' }), seed: 20 },
   // A GET /news poll of the (small) global feed; the news scenario's posts, if run first, fill it.
   'news-get': { path: '/news?since=0&limit=10' },
   // GET /news polls of the same feed, each connection from its own since (issue 19, target 3:
@@ -69,6 +75,9 @@ const SCENARIOS = {
   'a2a-floor': { ...REQUESTS.a2aSend, floor: 'a2a' },
   // What any JSON POST costs on the agent's HTTP server before anything answers it (the part the doors share with their baselines).
   'express-floor': { path: '/news', ...JSON_POST, body: JSON.stringify({ type: 'note', message: 'hello' }), floor: 'express' },
+  // The talk and news scenarios on the bench's floors: a bare Nest route with the module's statements and batching.
+  'talk-floor': { path: '/talk', ...JSON_POST, body: JSON.stringify({ message: 'hi' }), floor: 'talk' },
+  'news-floor': { path: '/news', ...JSON_POST, body: JSON.stringify({ type: 'note', message: 'hello' }), floor: 'talk' },
 };
 
 /** The server a scenario is counted in: the agent, or a door's floor (the MCP one with the agent's text_echo schemas). */
@@ -78,6 +87,7 @@ async function startServer(scenario, databaseUrl, { wrapper, env }) {
   }
   if (scenario.floor === 'a2a') return startA2aFloor({ wrapper, env });
   if (scenario.floor === 'express') return startExpressFloor('prebuilt', { wrapper, env });
+  // The agent, uncounted, first: its migrations make the floors' tables, its catalog has text_echo's schemas.
   const agent = await startAgent({ port: 3700 + Math.floor(Math.random() * 90), env: { DATABASE_URL: databaseUrl, RESTAP_BENCH: '1' } });
   let echo;
   try {
@@ -85,6 +95,7 @@ async function startServer(scenario, databaseUrl, { wrapper, env }) {
   } finally {
     await agent.stop();
   }
+  if (scenario.floor === 'talk') return startTalkFloor(databaseUrl, { wrapper, env });
   return startMcpFloor({ inputSchema: echo.input_schema, outputSchema: echo.output_schema }, { wrapper, env });
 }
 

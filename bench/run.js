@@ -143,6 +143,11 @@ async function main() {
       const { run: news, base: rawNews } = posts;
       record('news POST', `${fmt(news.rps)} req/s`, `raw INSERT ${fmt(rawNews.rps)} rows/s`, `${fmt(posts.ratio, 2)}x`, '>= 1.2x', posts.ratio >= 1.2, `p50 ${news.p50} ms, p99 ${news.p99} ms, agent CPU ${fmt(news.cpuPerReq, 3)} ms/req, raw client CPU ${fmt(rawNews.cpuPerOp, 3)} ms/row, errors ${news.errors + news.non2xx}; ratio per round ${posts.ratios}`);
 
+      // The talk row's turn again, now that the feed holds the posts above: every new session's turn
+      // carries the newest news.contextLimit (20) items, as on any agent whose feed is in use.
+      const fed = await agentLoad(agent, { url: `${agent.url}/talk`, method: 'POST', headers: json, body: JSON.stringify({ message: 'hi' }), connections: CONNECTIONS, seconds: SECONDS });
+      record('talk JSON POST, 20 news items in every turn (the feed in use)', `${fmt(fed.rps)} req/s`, '', '', 'reported', fed.errors + fed.non2xx === 0, `p50 ${fed.p50} ms, p99 ${fed.p99} ms, agent CPU ${fmt(fed.cpuPerReq, 3)} ms/req, errors ${fed.errors + fed.non2xx}; the talk row's turns carry none`);
+
     }
 
     if (runs('floors')) {

@@ -112,8 +112,8 @@ if (require.main === module) {
 }
 
 /** Starts the talk and news floors on `databaseUrl` (the agent's, migrated) as a child process; returns its URL, its CPU so far (ms) and stop(). */
-async function startTalkFloor(databaseUrl) {
-  return startChildServer(__filename, [databaseUrl]);
+async function startTalkFloor(databaseUrl, options) {
+  return startChildServer(__filename, [databaseUrl], options);
 }
 
 module.exports = { startTalkFloor };
