@@ -78,6 +78,29 @@ async function warm(agent, requests, opts, seconds = 1) {
 }
 
 /**
+ * A door's floor row: `floor` (its SDK alone, a child process) answering `request`, beside the
+ * agent's `baseline`, in alternating rounds by CPU per request; stops the floor. Reported, not judged.
+ */
+async function floorRow({ floor, agent, baseline, request, opts, rounds, record, scenario, baselineName, what }) {
+  try {
+    // A fresh process: warmed as long as a measured run, as the agent has been by the rows before.
+    await warm(floor, [request], opts, opts.seconds);
+    const row = await cpuPaired(rounds, () => cpuLoad(agent, baseline, opts), () => cpuLoad(floor, request, opts));
+    record(
+      scenario,
+      `CPU ${fmt(row.run.cpuPerReq, 3)} ms/req`,
+      `${baselineName} ${fmt(row.base.cpuPerReq, 3)} ms/req`,
+      `${fmt(row.ratio, 2)}x`,
+      'reported',
+      !failures(row.run) && !failures(row.base),
+      `${fmt(row.run.rps)} vs ${fmt(row.base.rps)} req/s; errors ${failures(row.run)} vs ${failures(row.base)}; ${what}; CPU ratio per round ${row.ratios}`,
+    );
+  } finally {
+    await floor.stop();
+  }
+}
+
+/**
  * Measures the three rows and hands each to `record(scenario, figure, baseline, ratio, target, pass, note)`.
  * `agent` is the bench agent (RESTAP_BENCH=1); the model-backed agent is started here on `databaseUrl`.
  */
@@ -99,23 +122,13 @@ async function doorScenarios({ agent, databaseUrl, seconds, rounds, connections,
       `${fmt(mcp.run.rps)} vs ${fmt(mcp.base.rps)} req/s; errors ${failures(mcp.run)} vs ${failures(mcp.base)} (non-2xx or wrong answer included); CPU ratio per round ${mcp.ratios}`,
     );
     const echo = (await (await fetch(`${agent.url}/.well-known/restap.json`)).json()).capabilities.find((c) => c.id === 'text.echo');
-    const mcpFloor = await startMcpFloor({ inputSchema: echo.input_schema, outputSchema: echo.output_schema });
-    try {
-      // A fresh process: warmed as long as a measured run, as the agent has been by the rows before.
-      await warm(mcpFloor, [mcpEcho], opts, seconds);
-      const floor = await cpuPaired(rounds, () => cpuLoad(agent, httpEcho, opts), () => cpuLoad(mcpFloor, mcpEcho, opts));
-      record(
-        'MCP floor: the official SDK alone, the same tools/call (createMcpHandler on node:http, one tool, no Nest, no module)',
-        `CPU ${fmt(floor.run.cpuPerReq, 3)} ms/req`,
-        `the agent's POST /text/echo ${fmt(floor.base.cpuPerReq, 3)} ms/req`,
-        `${fmt(floor.ratio, 2)}x`,
-        'reported',
-        !failures(floor.run) && !failures(floor.base),
-        `${fmt(floor.run.rps)} vs ${fmt(floor.base.rps)} req/s; errors ${failures(floor.run)} vs ${failures(floor.base)}; the agent's input and output schemas, the sample's answer; what the SDK costs before any door or capability runs; CPU ratio per round ${floor.ratios}`,
-      );
-    } finally {
-      await mcpFloor.stop();
-    }
+    await floorRow({
+      floor: await startMcpFloor({ inputSchema: echo.input_schema, outputSchema: echo.output_schema }),
+      agent, baseline: httpEcho, request: mcpEcho, opts, rounds, record,
+      scenario: 'MCP floor: the official SDK alone, the same tools/call (createMcpHandler on node:http, one tool, no Nest, no module)',
+      baselineName: "the agent's POST /text/echo",
+      what: "the agent's input and output schemas, the sample's answer; what the SDK costs before any door or capability runs",
+    });
   }
 
   if (runs('a2a')) {
@@ -129,22 +142,13 @@ async function doorScenarios({ agent, databaseUrl, seconds, rounds, connections,
       a2a.ratio <= 1.3 && !failures(a2a.run) && !failures(a2a.base),
       `${fmt(a2a.run.rps)} vs ${fmt(a2a.base.rps)} req/s; errors ${failures(a2a.run)} vs ${failures(a2a.base)}; each send a new task (stored) answered by the bench responder; CPU ratio per round ${a2a.ratios}`,
     );
-    const a2aFloor = await startA2aFloor();
-    try {
-      await warm(a2aFloor, [a2aSend], opts, seconds);
-      const floor = await cpuPaired(rounds, () => cpuLoad(agent, talk, opts), () => cpuLoad(a2aFloor, a2aSend, opts));
-      record(
-        'A2A floor: the official SDK alone, the same SendMessage (jsonRpcHandler, in-memory tasks, an instant reply, no Nest, no module, no DB)',
-        `CPU ${fmt(floor.run.cpuPerReq, 3)} ms/req`,
-        `the agent's /talk JSON turn ${fmt(floor.base.cpuPerReq, 3)} ms/req`,
-        `${fmt(floor.ratio, 2)}x`,
-        'reported',
-        !failures(floor.run) && !failures(floor.base),
-        `${fmt(floor.run.rps)} vs ${fmt(floor.base.rps)} req/s; errors ${failures(floor.run)} vs ${failures(floor.base)}; one completed task event per send; what the SDK costs before any door, turn or storage; CPU ratio per round ${floor.ratios}`,
-      );
-    } finally {
-      await a2aFloor.stop();
-    }
+    await floorRow({
+      floor: await startA2aFloor(),
+      agent, baseline: talk, request: a2aSend, opts, rounds, record,
+      scenario: 'A2A floor: the official SDK alone, the same SendMessage (jsonRpcHandler, in-memory tasks, an instant reply, no Nest, no module, no DB)',
+      baselineName: "the agent's /talk JSON turn",
+      what: 'one completed task event per send; what the SDK costs before any door, turn or storage',
+    });
   }
 
   if (!runs('tools')) return;
