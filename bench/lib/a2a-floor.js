@@ -1,11 +1,13 @@
 'use strict';
 /**
- * The A2A floor: the official SDK alone, as its README wires it (`jsonRpcHandler` over a
- * `DefaultRequestHandler` with the SDK's `InMemoryTaskStore` (kept to the recent tasks), on Express with `express.json()`),
- * and an executor that answers a message at once: one `task` event, completed, with the reply
- * "ok" as its artifact — the fewest events a blocking `SendMessage` can take. No Nest, no module,
- * no database, no conversation. Run as its own process like the agent: its CPU per send is what
- * any A2A agent on this SDK pays before its own work, the figure under issue 19's A2A row.
+ * The A2A floor: the official SDK alone, as its README wires it: `jsonRpcHandler` over a
+ * `DefaultRequestHandler` with the SDK's `InMemoryTaskStore` (kept to the recent tasks), on
+ * Express with `express.json()`, on the HTTP server the agent runs on (RestapExpressAdapter's,
+ * whose requests are built on Express's prototypes, see express-floor.js). Its executor answers a
+ * message at once: one `task` event, completed, with the reply "ok" as its artifact — the fewest
+ * events a blocking `SendMessage` can take. No Nest, no module, no database, no conversation. Run
+ * as its own process like the agent: its CPU per send is what any A2A agent on this SDK pays
+ * before its own work, the figure under issue 19's A2A row.
  */
 const http = require('node:http');
 const { randomUUID } = require('node:crypto');

@@ -2,12 +2,13 @@
 /**
  * The MCP floor: the official SDK alone (`createMcpHandler` on node:http through
  * `@modelcontextprotocol/node`'s `toNodeHandler`, stateless, as the SDK documents it) serving one
-  * tool, `text_echo`, with the agent's own input and output schemas (passed in as JSON, read from
- * the agent's catalog) and a handler that answers at once with the sample's fields — no Nest, no module, no database.
- * Run as its own process like the agent: its CPU per `tools/call` is what any MCP server on this
- * SDK pays before it does anything, the figure under issue 19's MCP row.
+ * tool, `text_echo`, with the agent's own input and output schemas (passed in as JSON, read from
+ * the agent's catalog) and a handler that answers at once with the sample's fields — no Nest, no
+ * module, no database. Run as its own process like the agent: its CPU per `tools/call` is what any
+ * MCP server on this SDK pays before it does anything, the figure under issue 19's MCP row.
  */
 const http = require('node:http');
+const { randomBytes } = require('node:crypto');
 const { startChildServer } = require('./child-server');
 
 if (require.main === module) {
@@ -15,7 +16,6 @@ if (require.main === module) {
   const { toNodeHandler } = require('@modelcontextprotocol/node');
   const { inputSchema, outputSchema } = JSON.parse(process.argv[2]);
   const config = { title: 'Echo', inputSchema: fromJsonSchema(inputSchema), outputSchema: fromJsonSchema(outputSchema) };
-  const { randomBytes } = require('node:crypto');
   // The sample's answer, field for field, so the SDK validates and serialises the same structured content.
   const echo = async ({ text }) => {
     const body = { echoed_text: text, job_id: `job_${randomBytes(9).toString('base64url')}`, original_text: text, timestamp: new Date().toISOString() };
