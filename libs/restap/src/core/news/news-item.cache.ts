@@ -9,12 +9,33 @@ interface Entry {
   item: NewsItem;
 }
 
-/** Items a {@link NewsItemCache} froze, all the way down: they never change. */
-const DEEP_FROZEN = new WeakSet<object>();
+/** A text rendered of an item at one `itemChars` (see `newsText`). */
+interface KeptText {
+  itemChars: number;
+  text: string;
+}
+
+/**
+ * Items a {@link NewsItemCache} froze, all the way down (they never change), each with the text
+ * last rendered of it, if any: one table both says which items may keep what is derived from them
+ * and keeps it, for as long as the item lives.
+ */
+const FROZEN_ITEMS = new WeakMap<object, KeptText | undefined>();
 
 /** Whether `item` came from a NewsItemCache, frozen all the way down: what is derived from it may be kept with it. */
 export function isDeepFrozen(item: object): boolean {
-  return DEEP_FROZEN.has(item);
+  return FROZEN_ITEMS.has(item);
+}
+
+/** The text kept with a cached item for this `itemChars` (see {@link keepText}), if any. */
+export function keptText(item: object, itemChars: number): string | undefined {
+  const kept = FROZEN_ITEMS.get(item);
+  return kept?.itemChars === itemChars ? kept.text : undefined;
+}
+
+/** Keeps `text`, rendered at `itemChars`, with `item` if it came from a NewsItemCache; any other item may change, and keeps nothing. */
+export function keepText(item: object, itemChars: number, text: string): void {
+  if (FROZEN_ITEMS.has(item)) FROZEN_ITEMS.set(item, { itemChars, text });
 }
 
 /**
@@ -59,7 +80,7 @@ export class NewsItemCache {
     const parsed = toNewsItem(row); // V8's JSON.parse does not recurse: safe at any depth
     if (!withinDepth(parsed, this.maxDepth)) throw new Error(`it nests arrays/objects deeper than ${this.maxDepth} levels`);
     const item = deepFreeze(parsed);
-    DEEP_FROZEN.add(item);
+    FROZEN_ITEMS.set(item, undefined);
     if (row.body.length <= this.maxChars) {
       this.entries.set(row.id, { ts: row.ts, body: row.body, item });
       this.chars += row.body.length;

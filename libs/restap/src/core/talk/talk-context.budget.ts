@@ -4,7 +4,7 @@ import type { NewsItem } from '../../interfaces/news.interface';
 import type { TalkTurn } from '../../interfaces/talk.interface';
 import type { StoredNews } from '../../persistence/news.store';
 import { newsIdOf } from '../news/news-page.writer';
-import { isDeepFrozen } from '../news/news-item.cache';
+import { keepText, keptText } from '../news/news-item.cache';
 
 /** `talk.contextBudget` defaults (see `RestapContextBudget`). */
 export const DEFAULT_CONTEXT_BUDGET: Required<RestapContextBudget> = { totalChars: 64_000, itemChars: 8_000 };
@@ -44,14 +44,6 @@ export function cutNewsItem(row: StoredNews & { cut: NonNullable<StoredNews['cut
 }
 
 /**
- * Texts of stored items, kept with the item while it lives: the news cache hands every turn the
- * same frozen item (`isDeepFrozen`), so every turn would render it the same. Without this, each
- * turn stringified each of its items again (issue 19: with 20 items in the feed, a /talk turn cost
- * twice the CPU of one with none).
- */
-const RENDERED = new WeakMap<NewsItem, { itemChars: number; text: string }>();
-
-/**
  * One news item as the model reads it after the guard: its JSON, cut to `itemChars` with a
  * marker. Undefined when it cannot be rendered (a cyclic or too deeply nested object from a custom
  * news source): the caller leaves it out rather than fail the turn.
@@ -61,8 +53,11 @@ export function newsText(item: NewsItem, itemChars: number): string | undefined 
     const { chars, preview } = item.truncated as Truncated;
     return cutText(preview, itemChars, chars);
   }
-  const kept = RENDERED.get(item);
-  if (kept?.itemChars === itemChars) return kept.text;
+  // A stored item's text is kept with it by the news cache, which hands every turn the same frozen
+  // item: without this, each turn stringified each of its items again (issue 19: with 20 items in
+  // the feed, a /talk turn cost twice the CPU of one with none).
+  const kept = keptText(item, itemChars);
+  if (kept !== undefined) return kept;
   let json: string | undefined;
   try {
     json = JSON.stringify(item);
@@ -71,7 +66,7 @@ export function newsText(item: NewsItem, itemChars: number): string | undefined 
   }
   if (typeof json !== 'string') return undefined;
   const text = cutText(json, itemChars);
-  if (isDeepFrozen(item)) RENDERED.set(item, { itemChars, text });
+  keepText(item, itemChars, text);
   return text;
 }
 
