@@ -36,6 +36,7 @@ import { NewsWaits } from './core/news/news-waits';
 import { NewsWakeups } from './core/news/news-wakeups';
 import { McpDoor } from './mcp/mcp.door';
 import { DoorGuards } from './guards/door-guards';
+import { DoorStreams } from './http/door-streams';
 import { McpNewsNotifier } from './mcp/mcp-news.notifier';
 import { McpServerFactory } from './mcp/mcp-server.factory';
 import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
@@ -101,6 +102,7 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     McpNewsNotifier,
     McpServerFactory,
     DoorGuards,
+    DoorStreams,
     McpDoor,
   ],
   exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools],

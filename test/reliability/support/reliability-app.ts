@@ -1,4 +1,4 @@
-import { CanActivate, Controller, ExecutionContext, Get, Injectable, Module, type LoggerService, type Provider } from '@nestjs/common';
+import { CanActivate, Controller, ExecutionContext, Get, Injectable, Module, type LoggerService, type ModuleMetadata, type Provider, type Type } from '@nestjs/common';
 import { APP_GUARD, NestFactory } from '@nestjs/core';
 import type { ExpressAdapter, NestExpressApplication } from '@nestjs/platform-express';
 import { News, RestapModule, Talk, type NewsItem, type RestapModuleOptions, type TalkContext, type TalkResult } from 'nestjs-restap';
@@ -46,6 +46,10 @@ export class HostController {
 export interface ReliabilityAppOptions {
   restap?: Partial<RestapModuleOptions>;
   providers?: Provider[];
+  /** More modules of the host (e.g. one that configures middleware with MiddlewareConsumer). */
+  imports?: ModuleMetadata['imports'];
+  /** More controllers of the host (e.g. capabilities). */
+  controllers?: Array<Type<unknown>>;
   /** Register HostBlockGuard as APP_GUARD. */
   hostGuard?: boolean;
   configure?: (app: NestExpressApplication) => void;
@@ -62,8 +66,8 @@ export interface ReliabilityApp extends RunningApp {
 /** A host app with RestapModule on the given database, configurable options, and a host route. */
 export async function startReliabilityApp(database: DatabaseTarget, options: ReliabilityAppOptions = {}): Promise<ReliabilityApp> {
   @Module({
-    imports: [DatabaseModule.forRoot(database), RestapModule.forRoot({ agent: { name: 'Reliability fixture' }, ...options.restap })],
-    controllers: [HostController],
+    imports: [DatabaseModule.forRoot(database), RestapModule.forRoot({ agent: { name: 'Reliability fixture' }, ...options.restap }), ...(options.imports ?? [])],
+    controllers: [HostController, ...(options.controllers ?? [])],
     providers: [CountingBrain, ...(options.hostGuard ? [{ provide: APP_GUARD, useClass: HostBlockGuard }] : []), ...(options.providers ?? [])],
   })
   class ReliabilityModule {}

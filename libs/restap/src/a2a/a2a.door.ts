@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { AGENT_CARD_PATH, AgentCard } from '@a2a-js/sdk';
 import type * as A2aExpress from '@a2a-js/sdk/server/express';
@@ -7,13 +7,10 @@ import typeIs from 'type-is';
 import { RESTAP_OPTIONS, SESSION_ID_PATTERN } from '../restap.constants';
 import { mintSessionId } from '../sessions/session-id';
 import { RestapRegistry } from '../core/registry/restap.registry';
-import { MethodNotAllowedException, ShuttingDownException } from '../exceptions';
-import { toErrorBody } from '../exceptions/restap-exception.filter';
-import { writeJson } from '../http/restap-json.writer';
+import { InvalidRequestException, MethodNotAllowedException, ShuttingDownException, UnsupportedMediaTypeException } from '../exceptions';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import { RestapDrain } from '../lifecycle/restap-drain.service';
 import { RestapRateLimit } from '../guards/restap-rate-limit';
-import { DefaultExecutionEventBusManager } from '@a2a-js/sdk/server';
 import { A2aCaller } from './a2a-caller';
 import { DoorGuards } from '../guards/door-guards';
 import { A2aTaskStore } from './a2a-task.store';
@@ -22,6 +19,10 @@ import { TalkExecutor } from './talk.executor';
 import { RemoteCancels } from './remote-cancels';
 import { buildAgentCard, cardFor } from './agent-card.factory';
 import { DoorJsonBody } from '../http/door-json.body';
+import { failDoorRequest as fail } from '../http/door-failure';
+import { isValidHost } from '../http/host-header';
+import { DoorStreams } from '../http/door-streams';
+import { StreamListenerBusManager } from './stream-listener.bus';
 
 const CARD_PATH = `/${AGENT_CARD_PATH}`;
 /** Card handlers kept per origin (Host header): past this, cards are built per request. */
@@ -38,15 +39,22 @@ class A2aEndpoint {
 
 /**
  * The A2A door on the host's Express app, with the official SDK doing the protocol: the agent card
- * (`agentCardHandler`, public) and the JSON-RPC endpoint (`jsonRpcHandler` over a
- * `DefaultRequestHandler`, 1.0 and 0.3 clients). Registered while the application is created, like
- * the RESTAP front door, so our body limits apply before any host body parser. On the endpoint,
- * in order: the shutdown drain, the rate limit (its own count, `a2a`), the body (JSON,
- * `limits.bodyBytes`, `limits.maxJsonDepth`), the host's guards, then the SDK. Refusals before the
- * SDK are `{"error","message"}` JSON like every RESTAP route; what the SDK answers is JSON-RPC.
+ * (`agentCardHandler`, public like the RESTAP catalog) and the JSON-RPC endpoint (`jsonRpcHandler`
+ * over a `DefaultRequestHandler`, 1.0 and 0.3 clients).
+ *
+ * It sits on the host's HTTP adapter in two places, as /talk does: while the application is
+ * created, ahead of the host's middleware and body parsers, the card, and on the endpoint the
+ * checks that must come before a body is read — the method (405), the shutdown drain (503), the
+ * rate limit (its own count, `a2a`), the body (415 unless JSON or an A2A JSON type,
+ * `limits.bodyBytes`, `limits.maxJsonDepth`); then, once Nest has registered the host's middleware
+ * and routes (`onModuleInit`), the endpoint itself: the host's guards, the open-stream caps for
+ * streaming calls (429), then the SDK. So the host's own middleware (`app.use()` in main.ts,
+ * `MiddlewareConsumer`) runs between the two, exactly as it does before a controller route.
+ * Refusals before the SDK are `{"error","message"}` JSON like every RESTAP route; what the SDK
+ * answers is JSON-RPC.
  */
 @Injectable()
-export class A2aDoor implements OnApplicationBootstrap {
+export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger('Restap');
   private readonly json: DoorJsonBody;
   private card?: AgentCard;
@@ -54,7 +62,7 @@ export class A2aDoor implements OnApplicationBootstrap {
   private readonly cards = new Map<string, RequestHandler>();
 
   constructor(
-    adapterHost: HttpAdapterHost,
+    private readonly adapterHost: HttpAdapterHost,
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly registry: RestapRegistry,
     private readonly guards: DoorGuards,
@@ -63,10 +71,17 @@ export class A2aDoor implements OnApplicationBootstrap {
     private readonly remote: RemoteCancels,
     private readonly drain: RestapDrain,
     private readonly rateLimit: RestapRateLimit,
+    private readonly streams: DoorStreams,
   ) {
     this.json = new DoorJsonBody(options.limits);
     if (!options.a2a.enabled) return;
-    adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.route(req, res, next));
+    adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.admit(req, res, next));
+  }
+
+  /** After Nest registered the host's middleware and routes: the endpoint, behind them. */
+  onModuleInit(): void {
+    if (!this.options.a2a.enabled) return;
+    this.adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.serveEndpoint(req, res, next));
   }
 
   onApplicationBootstrap(): void {
@@ -79,7 +94,8 @@ export class A2aDoor implements OnApplicationBootstrap {
       this.tasks,
       this.executor,
       // One scope for every caller: the task store decides who may see a task, before any bus is used.
-      new DefaultExecutionEventBusManager(() => ''),
+      // Listeners: one per open stream (capped by talk.maxStreams), plus a few of the SDK's own.
+      new StreamListenerBusManager(this.options.talk.maxStreams + 10),
       // A running turn saves at least every talk.timeoutMs (it ends then): silent longer, its instance is gone.
       this.options.talk.timeoutMs + ORPHAN_MARGIN_MS,
       this.remote,
@@ -90,12 +106,22 @@ export class A2aDoor implements OnApplicationBootstrap {
       legacyCompat: { enabled: true },
     });
     this.logger.log(`A2A: agent card at ${CARD_PATH}, JSON-RPC at ${this.options.a2a.path}`);
+    if (this.options.a2a.baseUrl === undefined && process.env.NODE_ENV === 'production') {
+      this.logger.warn('A2A: a2a.baseUrl is not set, so the card\'s URLs come from each request\'s Host header: set it to the public URL clients reach the agent by.');
+    }
   }
 
-  private route(req: Request, res: Response, next: NextFunction): void {
+  private isEndpoint(req: Request): boolean {
+    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
+    return path === this.options.a2a.path && this.rpc !== undefined;
+  }
+
+  /** The card, and the endpoint's checks before the host's middleware (no body is read unless they pass). */
+  private admit(req: Request, res: Response, next: NextFunction): void {
     const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
     if ((path === CARD_PATH || path === `${this.options.a2a.path}${CARD_PATH}`) && (req.method === 'GET' || req.method === 'HEAD') && this.card) {
-      return mounted(this.cardHandler(req), req, res, next);
+      const handler = this.cardHandler(req, res);
+      return handler ? mounted(handler, req, res, next) : undefined;
     }
     if (path !== this.options.a2a.path || !this.rpc) return next();
     if (req.method !== 'POST') return fail(res, new MethodNotAllowedException(['POST'], `${req.method} is not allowed here: the A2A JSON-RPC endpoint takes POST.`));
@@ -103,28 +129,55 @@ export class A2aDoor implements OnApplicationBootstrap {
       res.setHeader('Connection', 'close');
       return fail(res, new ShuttingDownException());
     }
-    const rpc = this.rpc;
-    this.rateLimit.limit(req, res, 'a2a', () => this.body(req, res, () => {
-      this.guards.check(req, res, A2aEndpoint).then(
-        () => {
-          const minted = mintContextId(req.body);
-          if (minted) MINTED.set(req, minted);
-          mounted(rpc, req, res, (error?: unknown) => (error ? fail(res, error) : next()));
-        },
-        (error: unknown) => fail(res, error),
-      );
-    }));
+    this.rateLimit.limit(req, res, 'a2a', () => this.body(req, res, next));
   }
 
-  /** JSON bodies are read here, with the module's limits; other media types reach the SDK's own check. */
+  /** The endpoint, after the host's middleware: its guards, the stream caps, then the SDK. */
+  private serveEndpoint(req: Request, res: Response, next: NextFunction): void {
+    if (!this.isEndpoint(req)) return next();
+    const rpc = this.rpc as RequestHandler;
+    this.guards.check(req, res, A2aEndpoint).then(
+      () => {
+        try {
+          if (streams(req.body)) this.streams.hold(req, res);
+        } catch (error) {
+          return fail(res, error);
+        }
+        const minted = mintContextId(req.body);
+        if (minted) MINTED.set(req, minted);
+        mounted(rpc, req, res, (error?: unknown) => (error ? fail(res, error) : next()));
+      },
+      (error: unknown) => fail(res, error),
+    );
+  }
+
+  /**
+   * JSON bodies are read here, with the module's limits. A body must say it is JSON
+   * (`application/json`, or A2A's `application/a2a+json`): a browser page elsewhere can send
+   * `text/plain` or no type at all without asking (no CORS preflight), so anything else is 415
+   * before it is read — no capability runs for a cross-site form or `no-cors` fetch.
+   */
   private body(req: Request, res: Response, next: () => void): void {
-    if (typeIs.hasBody(req) && req.headers['content-type'] && !typeIs(req, ['application/json', 'application/*+json'])) return next();
+    if (!typeIs.hasBody(req)) return next();
+    if (!typeIs(req, ['application/json', 'application/*+json'])) {
+      return fail(res, new UnsupportedMediaTypeException(`Content-Type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: A2A messages are application/json (or application/a2a+json).`));
+    }
     this.json.read(req, res, next, (error) => fail(res, error));
   }
 
-  /** The SDK's card handler for the request's origin (1.0 card, or the 0.3 card to 0.3 clients). */
-  private cardHandler(req: Request): RequestHandler {
-    const origin = this.options.a2a.baseUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+  /**
+   * The SDK's card handler for the request's origin (1.0 card, or the 0.3 card to 0.3 clients).
+   * Without `a2a.baseUrl` the origin is the request's own scheme and `Host`, which must be a
+   * well-formed host[:port]: anything else (`user@evil.example`, markup) is refused with 400 and
+   * never written into a card that caches may keep. Undefined when it answered so.
+   */
+  private cardHandler(req: Request, res: Response): RequestHandler | undefined {
+    const { baseUrl } = this.options.a2a;
+    if (baseUrl === undefined && !isValidHost(req.headers.host)) {
+      fail(res, new InvalidRequestException('The Host header is not a valid host[:port].'));
+      return undefined;
+    }
+    const origin = baseUrl ?? `${req.protocol}://${req.headers.host as string}`;
     let handler = this.cards.get(origin);
     if (!handler) {
       const card = servedCard(cardFor(this.card as AgentCard, origin, this.options.a2a.path));
@@ -174,6 +227,15 @@ function mounted(handler: RequestHandler, req: Request, res: Response, next: (er
 
 const SEND_METHODS = new Set(['SendMessage', 'SendStreamingMessage', 'message/send', 'message/stream']);
 
+/** Methods whose answer is a stream that stays open while the task runs (1.0 and 0.3 names). */
+const STREAM_METHODS = new Set(['SendStreamingMessage', 'SubscribeToTask', 'message/stream', 'tasks/resubscribe']);
+
+/** True for a JSON-RPC call whose answer is an open stream (it takes one of the door streams' slots). */
+function streams(body: unknown): boolean {
+  const method = (body as { method?: unknown } | undefined)?.method;
+  return typeof method === 'string' && STREAM_METHODS.has(method);
+}
+
 /** The context id the door minted for a request (see mintContextId), for its A2aCaller. */
 const MINTED = new WeakMap<Request, string>();
 
@@ -202,13 +264,4 @@ function contextHintOf(body: unknown): string | undefined {
 function maxAgeOf(cacheControl: string): number {
   const match = /max-age=(\d+)/.exec(cacheControl);
   return match ? Number(match[1]) : 60;
-}
-
-function fail(res: Response, error: unknown): void {
-  const { status, body, headers } = toErrorBody(error);
-  if (res.headersSent) {
-    if (!res.writableEnded) res.end();
-    return;
-  }
-  writeJson(res, status, JSON.stringify(body), headers);
 }

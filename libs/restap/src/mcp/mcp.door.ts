@@ -1,13 +1,11 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler, type ToNodeHandlerOptions } from '@modelcontextprotocol/node';
 import type { NextFunction, Request, Response } from 'express';
 import typeIs from 'type-is';
 import { RESTAP_OPTIONS, SESSION_ID_HEADER } from '../restap.constants';
-import { ShuttingDownException, UnsupportedMediaTypeException } from '../exceptions';
-import { toErrorBody } from '../exceptions/restap-exception.filter';
-import { writeJson } from '../http/restap-json.writer';
+import { InvalidRequestException, MethodNotAllowedException, ShuttingDownException, UnsupportedMediaTypeException } from '../exceptions';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import { RestapDrain } from '../lifecycle/restap-drain.service';
 import { callerOf } from '../core/caller';
@@ -20,6 +18,10 @@ import { applyMcpCors } from './mcp-cors';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpNewsNotifier } from './mcp-news.notifier';
 import { DoorJsonBody } from '../http/door-json.body';
+import { failDoorRequest as fail } from '../http/door-failure';
+import { isValidHost } from '../http/host-header';
+import { logLine } from '../http/log-line';
+import { DoorStreams } from '../http/door-streams';
 
 /** The handler the host's guards see on the MCP endpoint (`context.getClass()`). */
 class McpEndpoint {
@@ -28,18 +30,26 @@ class McpEndpoint {
   }
 }
 
+/** The methods of Streamable HTTP (OPTIONS: CORS preflights). */
+const MCP_METHODS = ['GET', 'POST', 'DELETE'];
+
 /**
  * The MCP door: Streamable HTTP on the official SDK's `createMcpHandler` (2026-07-28 clients with
- * `server/discover`, and 2025-era clients with `initialize`, stateless, on the same URL), mounted
- * on the host's HTTP adapter while the application is created, like the RESTAP front door, so
- * our limits apply before any host body parser. On the endpoint, in order: the `Origin` check
- * (403), CORS for the origins it allowed (preflights answered), the shutdown drain (503), the
- * rate limit (429, before the body), the body (JSON, `limits.bodyBytes`, `limits.maxJsonDepth`),
- * the host's guards (401/403), then the SDK. Refusals before the SDK are `{"error","message"}`
- * JSON as on every RESTAP route; what the SDK answers is JSON-RPC.
+ * `server/discover`, and 2025-era clients with `initialize`, stateless, on the same URL).
+ *
+ * It sits on the host's HTTP adapter in two places, as /talk does: while the application is
+ * created, ahead of the host's middleware and body parsers, the checks that must come before a
+ * body is read — the method (405) and `Host` (400) the SDK would fail on, the `Origin` check (403),
+ * CORS for the origins it allowed (preflights answered), the shutdown drain (503), the rate limit
+ * (429), the body (415 unless JSON, `limits.bodyBytes`, `limits.maxJsonDepth`); then, once Nest has
+ * registered the host's middleware and routes (`onModuleInit`), the endpoint itself: the host's
+ * guards (401/403), the open-stream caps for `subscriptions/listen` and GET streams (429), then
+ * the SDK. So the host's own middleware (`app.use()` in main.ts, `MiddlewareConsumer`) runs
+ * between the two, exactly as it does before a controller route. Refusals before the SDK are
+ * `{"error","message"}` JSON as on every RESTAP route; what the SDK answers is JSON-RPC.
  */
 @Injectable()
-export class McpDoor implements OnApplicationBootstrap, OnApplicationShutdown {
+export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Restap');
   private readonly json: DoorJsonBody;
   private readonly checkOrigin: ReturnType<typeof createOriginCheck>;
@@ -47,25 +57,33 @@ export class McpDoor implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly adapter: ToNodeHandlerOptions;
 
   constructor(
-    adapterHost: HttpAdapterHost,
+    private readonly adapterHost: HttpAdapterHost,
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly factory: McpServerFactory,
     private readonly guards: DoorGuards,
     private readonly drain: RestapDrain,
     private readonly notifier: McpNewsNotifier,
     private readonly rateLimit: RestapRateLimit,
+    private readonly streams: DoorStreams,
   ) {
     this.json = new DoorJsonBody(options.limits);
     this.checkOrigin = createOriginCheck(options.mcp.allowedOrigins);
     this.adapter = { maxRequestBodySize: options.limits.bodyBytes };
     if (!options.mcp.enabled) return;
-    adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.route(req, res, next));
+    adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.admit(req, res, next));
+  }
+
+  /** After Nest registered the host's middleware and routes: the endpoint, behind them. */
+  onModuleInit(): void {
+    if (!this.options.mcp.enabled) return;
+    this.adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.serveEndpoint(req, res, next));
   }
 
   onApplicationBootstrap(): void {
     if (!this.options.mcp.enabled) return;
     const handler = createMcpHandler(({ era, requestInfo }) => this.factory.create(era, requestInfo), {
-      onerror: (error) => this.logger.warn(`MCP: ${error.name}: ${error.message}`),
+      // The SDK's message may quote what the client sent (header values): one short line.
+      onerror: (error) => this.logger.warn(logLine(`MCP: ${error.name}: ${error.message}`)),
       maxRequestBodySize: this.options.limits.bodyBytes,
     });
     this.handler = handler;
@@ -77,32 +95,47 @@ export class McpDoor implements OnApplicationBootstrap, OnApplicationShutdown {
     await this.handler?.close();
   }
 
-  private route(req: Request, res: Response, next: NextFunction): void {
+  private isEndpoint(req: Request): boolean {
     const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
-    const handler = this.handler;
-    if (path !== this.options.mcp.path || !handler) return next();
+    return path === this.options.mcp.path && this.handler !== undefined;
+  }
+
+  /** The checks before the host's middleware: nothing of the body is read unless they pass. */
+  private admit(req: Request, res: Response, next: NextFunction): void {
+    if (!this.isEndpoint(req)) return next();
     res.removeHeader('X-Powered-By');
+    if (!MCP_METHODS.includes(req.method) && req.method !== 'OPTIONS') {
+      return fail(res, new MethodNotAllowedException(MCP_METHODS, `${req.method} is not allowed here: the MCP endpoint takes ${MCP_METHODS.join(', ')}.`));
+    }
+    if (!isValidHost(req.headers.host)) return fail(res, new InvalidRequestException('The Host header is not a valid host[:port].'));
     if (!this.checkOrigin(req, res)) return;
     if (applyMcpCors(req, res)) return;
+    if (req.method === 'OPTIONS') return fail(res, new MethodNotAllowedException(MCP_METHODS));
     if (this.drain.isDraining()) {
       res.setHeader('Connection', 'close');
       return fail(res, new ShuttingDownException());
     }
     // Counted before the body is read, as on /talk and /news: an over-quota client costs no upload.
-    this.rateLimit.limit(req, res, 'mcp', () => this.body(req, res, () => {
-      this.guards.check(req, res, McpEndpoint).then(
-        () => {
-          let call: McpCall;
-          try {
-            call = this.callOf(req);
-          } catch (error) {
-            return fail(res, error);
-          }
-          this.serve(handler, call, req, res);
-        },
-        (error: unknown) => fail(res, error),
-      );
-    }));
+    this.rateLimit.limit(req, res, 'mcp', () => this.body(req, res, next));
+  }
+
+  /** The endpoint, after the host's middleware: its guards, the stream caps, then the SDK. */
+  private serveEndpoint(req: Request, res: Response, next: NextFunction): void {
+    if (!this.isEndpoint(req)) return next();
+    const handler = this.handler as McpHttpHandler;
+    this.guards.check(req, res, McpEndpoint).then(
+      () => {
+        let call: McpCall;
+        try {
+          call = this.callOf(req);
+          if (req.method === 'GET' || listens(req.body)) this.streams.hold(req, res);
+        } catch (error) {
+          return fail(res, error);
+        }
+        this.serve(handler, call, req, res);
+      },
+      (error: unknown) => fail(res, error),
+    );
   }
 
   /**
@@ -119,7 +152,11 @@ export class McpDoor implements OnApplicationBootstrap, OnApplicationShutdown {
     void toNodeHandler({ fetch }, this.adapter)(req, res, req.method === 'POST' ? req.body : undefined);
   }
 
-  /** POST bodies are read here with the module's limits; the SDK judges what the JSON says. */
+  /**
+   * POST bodies are read here with the module's limits; the SDK judges what the JSON says. A body
+   * must say it is JSON: a browser page elsewhere can send `text/plain` without asking (no CORS
+   * preflight), so anything else is 415 before it is read.
+   */
   private body(req: Request, res: Response, next: () => void): void {
     if (req.method !== 'POST' || !typeIs.hasBody(req)) return next();
     if (!typeIs(req, ['application/json', 'application/*+json'])) {
@@ -136,11 +173,7 @@ export class McpDoor implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 }
 
-function fail(res: Response, error: unknown): void {
-  const { status, body, headers } = toErrorBody(error);
-  if (res.headersSent) {
-    if (!res.writableEnded) res.end();
-    return;
-  }
-  writeJson(res, status, JSON.stringify(body), headers);
+/** True for a `subscriptions/listen` request: its answer is a stream that stays open. */
+function listens(body: unknown): boolean {
+  return (body as { method?: unknown } | undefined)?.method === 'subscriptions/listen';
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
@@ -27,24 +27,29 @@ const ALLOW = ['GET', 'HEAD'] as const;
 
 /**
  * The playground door: serves the page and its assets at `playground.path` (below the global
- * prefix) from the fixed in-memory map of `PlaygroundAssets`. An Express middleware registered
- * while the application is created, ahead of Nest's router: the page is public like the catalog
- * (the calls it makes to /talk, /news and the capabilities meet their guards as any client's do).
- * Off unless `playground.enabled`; it imports nothing from the other doors.
+ * prefix) from the fixed in-memory map of `PlaygroundAssets`. An Express middleware registered once
+ * Nest has registered the host's middleware and routes (`onModuleInit`), so the host's own
+ * middleware (`app.use()` in main.ts, `MiddlewareConsumer`) runs before it, as before a controller
+ * route. The module's guards do not: the page is public like the catalog (the calls it makes to
+ * /talk, /news and the capabilities meet their guards as any client's do). Every answer, its 404
+ * and 405 included, carries the page's security headers. Off unless `playground.enabled`; it
+ * imports nothing from the other doors.
  */
 @Injectable()
-export class PlaygroundDoor implements OnApplicationBootstrap {
+export class PlaygroundDoor implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger('RestapPlayground');
   private basePath?: string;
   private assets?: PlaygroundAssets;
 
   constructor(
-    adapterHost: HttpAdapterHost,
+    private readonly adapterHost: HttpAdapterHost,
     private readonly appConfig: ApplicationConfig,
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
-  ) {
-    if (!options.playground.enabled) return;
-    adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.handle(req, res, next));
+  ) {}
+
+  onModuleInit(): void {
+    if (!this.options.playground.enabled) return;
+    this.adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.handle(req, res, next));
   }
 
   /** Builds the asset map once the app is set up (its global prefix known) and says where the page is. */
@@ -68,6 +73,7 @@ export class PlaygroundDoor implements OnApplicationBootstrap {
     const path = req.path;
     if (path !== base && !path.startsWith(`${base}/`)) return next();
     res.removeHeader('X-Powered-By'); // like the module's other answers: nothing about the stack
+    for (const [name, value] of Object.entries(PLAYGROUND_SECURITY_HEADERS)) res.setHeader(name, value);
     // The map key is compared, never used to build a file path.
     const key = path === base || path === `${base}/` ? '' : path.slice(base.length + 1);
     const asset = (this.assets as PlaygroundAssets).get(key);
@@ -77,7 +83,6 @@ export class PlaygroundDoor implements OnApplicationBootstrap {
   }
 
   private serve(req: IncomingMessage, res: ServerResponse, asset: PlaygroundAsset): void {
-    for (const [name, value] of Object.entries(PLAYGROUND_SECURITY_HEADERS)) res.setHeader(name, value);
     const etag = asset.headers.ETag as string;
     if (req.headers['if-none-match']?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) {
       res.writeHead(304, { ETag: etag, 'Cache-Control': asset.headers['Cache-Control'] });

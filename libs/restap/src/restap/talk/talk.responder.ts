@@ -7,7 +7,7 @@ import type { ResolvedRestapOptions } from '../../interfaces/restap-options.inte
 import type { TalkChunk } from '../../interfaces/talk.interface';
 import { isStorageError } from '../../persistence/storage-errors';
 import { callerOf } from '../../core/caller';
-import { StreamSlots } from '../../core/talk/stream-slots';
+import { DoorStreams } from '../../http/door-streams';
 import { TalkService, type OpenTurn } from '../../core/talk/talk.service';
 import { writeJson } from '../../http/restap-json.writer';
 import { negotiateTalkFormat, type TalkFormat } from './talk.negotiator';
@@ -32,14 +32,11 @@ const VARY_ACCEPT = { Vary: 'Accept' };
  */
 @Injectable()
 export class TalkResponder {
-  private readonly slots: StreamSlots;
-
   constructor(
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly talk: TalkService,
-  ) {
-    this.slots = new StreamSlots(options.talk.maxStreams, options.talk.maxStreamsPerClient);
-  }
+    private readonly streams: DoorStreams,
+  ) {}
 
   /** Validates the body, the session_id and Accept; throws the matching RestapException. */
   accept(req: Request): AcceptedTalk {
@@ -62,7 +59,7 @@ export class TalkResponder {
       turn?.stop('disconnect');
     });
     try {
-      if (accepted.format === 'sse') res.on('close', this.slots.acquire(req.ip ?? req.socket.remoteAddress ?? 'unknown'));
+      if (accepted.format === 'sse') this.streams.hold(req, res);
       turn = await this.talk.open({ message: accepted.message, sessionId: accepted.sessionId, caller: callerOf(req) });
       if (gone) turn.stop('disconnect');
       await (accepted.format === 'sse' ? this.stream(turn, res) : this.reply(turn, res));
