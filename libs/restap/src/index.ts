@@ -19,7 +19,7 @@ export { TypeOrmNewsStore } from './persistence/typeorm-news.store';
 export { RestapSql } from './persistence/restap-sql';
 export { RESTAP_DATA_SOURCE, InjectRestapDataSource } from './persistence/restap-data-source';
 export { CatalogService } from './restap/catalog/catalog.service';
-export { RESTAP_CATALOG_SCHEMA } from './restap/catalog/catalog.schema';
+export { RESTAP_CATALOG_SCHEMA } from './wire/catalog.schema';
 export { RestapBootstrapError } from './core/registry/restap-bootstrap.error';
 export * from './exceptions';
 export { assertStorableText, assertStorableJsonb, toStorableText, unstorableTextReason } from './core/text/storable-text';

@@ -15,6 +15,7 @@ export {
   CONTENT_TYPE_SSE,
   NEWS_GUARD,
   ERROR_CODES,
+  CAPABILITY_ID_PATTERN,
 } from './wire/constants';
 
 export const CAPABILITY_METADATA = 'restap:capability';
@@ -24,10 +25,6 @@ export const NEWS_METADATA = 'restap:news';
 /** The wire's header names as Node.js presents them in `req.headers` (lower case). */
 export const SESSION_ID_HEADER = SESSION_ID.toLowerCase();
 export const IDEMPOTENCY_KEY_HEADER = IDEMPOTENCY_KEY.toLowerCase();
-
-/** A capability id: dotted identifier segments such as `text.echo` or `news_receive`. */
-export const CAPABILITY_ID_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z][A-Za-z0-9_-]*)*$/;
-
 
 /** Marks the module's own controllers so the explorer can resolve where they are served. */
 export const ROUTE_METADATA = 'restap:route';
