@@ -22,7 +22,11 @@ export const CAPABILITY_METADATA = 'restap:capability';
 export const TALK_METADATA = 'restap:talk';
 export const NEWS_METADATA = 'restap:news';
 
-/** The wire's header names as Node.js presents them in `req.headers` (lower case). */
+/**
+ * The wire's header names (spelled once, in ./wire, for the module and the client:
+ * `Restap-Session-Id`, `Idempotency-Key`) as Node.js presents them in `req.headers`: lower case.
+ * What a browser reads, such as a CORS allow-list, names them as the wire spells them.
+ */
 export const SESSION_ID_HEADER = SESSION_ID.toLowerCase();
 export const IDEMPOTENCY_KEY_HEADER = IDEMPOTENCY_KEY.toLowerCase();
 
