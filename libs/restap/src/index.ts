@@ -6,7 +6,7 @@ export { News } from './decorators/news.decorator';
 export { NewsService } from './core/news/news.service';
 export { NewsWakeups } from './core/news/news-wakeups';
 export type { NewsCommitHint } from './core/news/news-wakeups';
-export type { NewsPage } from './core/news/news.service';
+export type { NewsItemsPage } from './core/news/news.service';
 export { TalkService } from './core/talk/talk.service';
 export type { TurnRequest, OpenTurn, TurnResult, TurnStopReason } from './core/talk/talk.service';
 export { callerOf } from './core/caller';
