@@ -21,6 +21,12 @@ export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 /** Spec, "Identifier format and entropy": a session_id MUST match this. */
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9._-]{16,128}$/;
 
+/**
+ * A capability id as nestjs-restap writes them: dotted identifier segments such as `text.echo` or
+ * `news_receive` (the spec asks only for a unique string; the playground warns on other ids).
+ */
+export const CAPABILITY_ID_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z][A-Za-z0-9_-]*)*$/;
+
 export const CONTENT_TYPE_JSON = 'application/json';
 export const CONTENT_TYPE_SSE = 'text/event-stream';
 

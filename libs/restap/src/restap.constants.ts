@@ -15,19 +15,20 @@ export {
   CONTENT_TYPE_SSE,
   NEWS_GUARD,
   ERROR_CODES,
+  CAPABILITY_ID_PATTERN,
 } from './wire/constants';
 
 export const CAPABILITY_METADATA = 'restap:capability';
 export const TALK_METADATA = 'restap:talk';
 export const NEWS_METADATA = 'restap:news';
 
-/** The wire's header names as Node.js presents them in `req.headers` (lower case). */
+/**
+ * The wire's header names (spelled once, in ./wire, for the module and the client:
+ * `Restap-Session-Id`, `Idempotency-Key`) as Node.js presents them in `req.headers`: lower case.
+ * What a browser reads, such as a CORS allow-list, names them as the wire spells them.
+ */
 export const SESSION_ID_HEADER = SESSION_ID.toLowerCase();
 export const IDEMPOTENCY_KEY_HEADER = IDEMPOTENCY_KEY.toLowerCase();
-
-/** A capability id: dotted identifier segments such as `text.echo` or `news_receive`. */
-export const CAPABILITY_ID_PATTERN = /^[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z][A-Za-z0-9_-]*)*$/;
-
 
 /** Marks the module's own controllers so the explorer can resolve where they are served. */
 export const ROUTE_METADATA = 'restap:route';

@@ -62,7 +62,6 @@ export function sessionsAdvertised(capability: CatalogCapability | undefined): b
   return isRecord(capability?.sessions) && capability.sessions.supported === true;
 }
 
-/** `sessions.required === true`: the endpoint rejects requests without a session_id. */
 /**
  * Longest `wait` (seconds) GET news accepts, from the `wait` query parameter its catalog entry
  * lists (its schema's `maximum`, else 30); undefined when the agent does not offer long-polling.
@@ -75,6 +74,7 @@ export function newsWaitSeconds(capability: CatalogCapability | undefined): numb
   return typeof max === 'number' && Number.isInteger(max) && max >= 1 ? max : 30;
 }
 
+/** `sessions.required === true`: the endpoint rejects requests without a session_id. */
 export function sessionRequired(capability: CatalogCapability | undefined): boolean {
   return isRecord(capability?.sessions) && capability.sessions.required === true;
 }

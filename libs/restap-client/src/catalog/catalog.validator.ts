@@ -9,7 +9,10 @@ export interface CatalogValidation {
 /**
  * Checks the parts of the catalog a client depends on: `restap_version`, `agent.name` and
  * `capabilities[]` with `id`, `method`, `endpoint`. Extra fields are allowed (the spec keeps
- * packages and protocols open), so this is deliberately not a closed JSON Schema.
+ * packages and protocols open), and it is deliberately looser than the spec's catalog schema
+ * (`RESTAP_CATALOG_SCHEMA`, in ../wire): a client can still work with a capability that has no
+ * `title` or a lower-case `method`. The checker's shape rules take their shapes from that schema
+ * (see catalog.shape.ts).
  */
 export function validateCatalog(value: unknown): CatalogValidation {
   const problems: string[] = [];

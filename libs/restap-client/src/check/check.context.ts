@@ -4,7 +4,7 @@ import { isRecord } from '../catalog/catalog.validator';
 import type { Transport } from '../http/transport';
 import type { CatalogCapability, RestapCatalog } from '../interfaces/catalog.interface';
 import { CONTENT_TYPE_JSON, SESSION_ID_HEADER } from '../restap.constants';
-import { CheckFailure, CheckSkipped } from './check.types';
+import { CheckFailure, CheckSkipped } from './check.outcome';
 import { sendProbe, type Probe, type ProbeRequest } from './check.probe';
 
 /** Message sent to /talk: short, so probing an LLM-backed agent stays cheap. */

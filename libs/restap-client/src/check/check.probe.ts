@@ -5,7 +5,6 @@ import { toRestapError } from '../http/abort';
 import { mediaTypeOf, type QueryParams, type Transport } from '../http/transport';
 import { CONTENT_TYPE_JSON, CONTENT_TYPE_SSE } from '../restap.constants';
 import { readSseFrames } from '../talk/sse.reader';
-import type { CheckContext } from './check.context';
 
 /** A request the checker sends exactly as described (no client conveniences added). */
 export interface ProbeRequest {
@@ -73,8 +72,16 @@ export function errorCodeOf(probe: Probe): string | undefined {
   return isRecord(probe.json) && typeof probe.json.error === 'string' ? probe.json.error : undefined;
 }
 
+/**
+ * What {@link expect400} needs of a check's context: its `expect`. Typed here rather than as
+ * `CheckContext`, so the probe never imports the context that imports it.
+ */
+export interface CheckExpect {
+  expect(condition: unknown, detail: string): void;
+}
+
 /** Fails the rule unless the probe is `400 {"error": code}`; `what` prefixes the detail. */
-export function expect400(ctx: CheckContext, probe: Probe, code: string, what?: string): void {
+export function expect400(ctx: CheckExpect, probe: Probe, code: string, what?: string): void {
   ctx.expect(probe.status === 400 && errorCodeOf(probe) === code,
     `${what ? `${what}: ` : ''}expected 400 {"error":"${code}"}, got ${describe(probe)}`);
 }

@@ -70,9 +70,3 @@ export interface ConformanceReport {
   summary: ConformanceSummary;
   results: CheckResult[];
 }
-
-/** Thrown by `ctx.fail`: the rule is broken. */
-export class CheckFailure extends Error {}
-
-/** Thrown by `ctx.skip`: the rule could not be exercised (missing prerequisite). */
-export class CheckSkipped extends Error {}

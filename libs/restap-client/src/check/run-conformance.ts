@@ -5,8 +5,9 @@ import { createTransport } from '../http/transport';
 import type { RestapCatalog } from '../interfaces/catalog.interface';
 import type { FetchLike } from '../interfaces/options.interface';
 import { CheckContext } from './check.context';
+import { CheckFailure, CheckSkipped } from './check.outcome';
 import { catalogRequest, sendProbe } from './check.probe';
-import { CheckFailure, CheckSkipped, type CheckDefinition, type CheckResult, type ConformanceReport } from './check.types';
+import type { CheckDefinition, CheckResult, ConformanceReport } from './check.types';
 import { CONFORMANCE_CHECKS } from './checks';
 
 /** Options of {@link runConformance}. */

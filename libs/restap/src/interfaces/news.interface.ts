@@ -10,7 +10,7 @@ export interface NewsItem extends WireNewsItem {
   news_id: string;
 }
 
-/** `GET /news` answer. */
+/** `GET /news` answer: the wire's page, with what this module always sends (`news_id` on every item, `has_more`). */
 export interface NewsPage extends WireNewsPage {
   items: NewsItem[];
   /**

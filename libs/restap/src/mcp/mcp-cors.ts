@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
+import * as wire from '../wire/constants';
 
 const ALLOW_METHODS = 'POST, GET, DELETE';
-const ALLOW_HEADERS = 'Content-Type, Accept, Authorization, X-API-Key, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID, Restap-Session-Id';
+const ALLOW_HEADERS = `Content-Type, Accept, Authorization, X-API-Key, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID, ${wire.SESSION_ID_HEADER}`;
 const EXPOSE_HEADERS = 'Mcp-Session-Id, MCP-Protocol-Version, WWW-Authenticate, Retry-After';
 
 /**

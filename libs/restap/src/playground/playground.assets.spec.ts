@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { GENERATED_FILE, renderPlaygroundSources } from '../../../../scripts/playground-assets';
+import { GENERATED_FILE, renderPlaygroundSources, renderWireModule, WIRE_ASSET, WIRE_FILE } from '../../../../scripts/playground-assets';
+import { RESTAP_CATALOG_SCHEMA } from '../wire/catalog.schema';
+import { CAPABILITY_ID_PATTERN, SESSION_ID_HEADER } from '../wire/constants';
 import { PLAYGROUND_SOURCES } from './playground-sources.generated';
 import { PlaygroundAssets } from './playground.assets';
 
@@ -12,6 +14,29 @@ describe('playground sources compiled into the package', () => {
       (error as Error).message = `${GENERATED_FILE} is stale: run \`npm run playground:assets\` and commit it.\n\n${(error as Error).message}`;
       throw error;
     }
+  });
+
+  it('assets/wire.generated.js matches libs/restap-wire (regenerate with `npm run playground:assets`)', () => {
+    const current = readFileSync(WIRE_FILE, 'utf8');
+    try {
+      expect(current).toBe(renderWireModule());
+    } catch (error) {
+      (error as Error).message = `${WIRE_FILE} is stale: run \`npm run playground:assets\` and commit it.\n\n${(error as Error).message}`;
+      throw error;
+    }
+  });
+
+  it('issue 33: the page checks the catalog with the schema and capability-id pattern of restap-wire, not a hand copy', () => {
+    /* eslint-disable-next-line @typescript-eslint/no-require-imports -- the browser module, compiled by Jest's swc like the rest */
+    const wire = require('./assets/wire.generated.js') as Record<string, unknown>;
+    expect(wire.RESTAP_CATALOG_SCHEMA).toEqual(RESTAP_CATALOG_SCHEMA);
+    expect(String(wire.CAPABILITY_ID_PATTERN)).toBe(String(CAPABILITY_ID_PATTERN));
+    expect(wire.SESSION_ID_HEADER).toBe(SESSION_ID_HEADER);
+    const handWritten = Object.entries(PLAYGROUND_SOURCES).filter(([name]) => name !== WIRE_ASSET && name.endsWith('.js'));
+    for (const [name, text] of handWritten) {
+      expect([name, text]).not.toEqual([name, expect.stringMatching(/required: \[|restap_version|\[A-Za-z\]\[A-Za-z0-9_-\]|'Restap-Session-Id'/)]);
+    }
+    expect(PLAYGROUND_SOURCES['catalog-check.js']).toContain(`from './${WIRE_ASSET}'`);
   });
 
   it('the page has no inline script, inline style or event-handler attribute (the CSP forbids them)', () => {

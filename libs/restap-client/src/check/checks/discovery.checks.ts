@@ -1,4 +1,5 @@
 import { findTalk, streamingAdvertised } from '../../catalog/catalog.lookup';
+import { fitsCatalogPart } from '../../catalog/catalog.shape';
 import { isRecord } from '../../catalog/catalog.validator';
 import { SchemaValidator } from '../../capabilities/schema.validator';
 import { isJsonMediaType } from '../../http/transport';
@@ -57,7 +58,7 @@ export const discoveryChecks: CheckDefinition[] = [
     applies: always,
     async run(ctx: CheckContext) {
       const agent: unknown = ctx.catalog.agent;
-      ctx.expect(isRecord(agent) && typeof agent.name === 'string' && agent.name !== '', 'agent.name is missing or empty');
+      ctx.expect(isRecord(agent) && fitsCatalogPart('agent.name', agent.name), 'agent.name is missing or empty');
     },
   },
   {
@@ -126,9 +127,9 @@ export const discoveryChecks: CheckDefinition[] = [
     applies: (catalog) => isRecord(findTalk(catalog)?.streaming),
     async run(ctx: CheckContext) {
       const streaming = ctx.talk?.streaming as unknown;
-      ctx.expect(isRecord(streaming) && typeof streaming.supported === 'boolean', 'streaming.supported must be a boolean');
+      ctx.expect(isRecord(streaming) && fitsCatalogPart('streaming.supported', streaming.supported), 'streaming.supported must be a boolean');
       if (streaming.supported !== true) return 'streaming.supported is false';
-      ctx.expect(streaming.transport === undefined || streaming.transport === 'sse', `transport is ${JSON.stringify(streaming.transport)}, expected "sse"`);
+      ctx.expect(streaming.transport === undefined || fitsCatalogPart('streaming.transport', streaming.transport), `transport is ${JSON.stringify(streaming.transport)}, expected "sse"`);
       const events = Array.isArray(streaming.events) ? streaming.events : [];
       const missing = SSE_REQUIRED_EVENTS.filter((e) => !events.includes(e));
       ctx.expect(missing.length === 0, `streaming.events lacks ${missing.join(', ')}`);
@@ -163,9 +164,7 @@ export const discoveryChecks: CheckDefinition[] = [
     async run(ctx: CheckContext) {
       const protocols: unknown = ctx.catalog.protocols;
       ctx.expect(isRecord(protocols), 'protocols is not an object');
-      const bad = Object.entries(protocols).filter(
-        ([, p]) => !isRecord(p) || typeof p.available !== 'boolean' || (p.endpoint !== undefined && typeof p.endpoint !== 'string'),
-      );
+      const bad = Object.entries(protocols).filter(([, p]) => !fitsCatalogPart('protocols.*', p));
       ctx.expect(bad.length === 0, `malformed: ${bad.map(([k]) => k).join(', ')}`);
     },
   },
@@ -180,8 +179,7 @@ export const discoveryChecks: CheckDefinition[] = [
     async run(ctx: CheckContext) {
       const packages: unknown = ctx.catalog.packages;
       ctx.expect(Array.isArray(packages), 'packages is not an array');
-      const bad = packages.flatMap((p: unknown, i: number) =>
-        isRecord(p) && typeof p.name === 'string' && typeof p.type === 'string' ? [] : [`packages[${i}]`]);
+      const bad = packages.flatMap((p: unknown, i: number) => (fitsCatalogPart('packages[]', p) ? [] : [`packages[${i}]`]));
       ctx.expect(bad.length === 0, `missing name/type: ${bad.join(', ')}`);
     },
   },

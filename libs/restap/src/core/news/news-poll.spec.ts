@@ -1,4 +1,4 @@
-import { NewsPoll, type NewsPage, type NewsRead } from './news-poll';
+import { NewsPoll, type NewsPollAnswer, type NewsRead } from './news-poll';
 
 const row = (ts: number) => ({ id: String(ts), ts, body: '{}' });
 const read = (since: number, stamps: number[], opts: { hasMore?: boolean; watermark?: number } = {}): NewsRead => ({
@@ -8,8 +8,8 @@ const read = (since: number, stamps: number[], opts: { hasMore?: boolean; waterm
   watermark: opts.watermark,
 });
 
-function held(cursor: number, limit = 10): { poll: NewsPoll; answers: Array<NewsPage | undefined> } {
-  const answers: Array<NewsPage | undefined> = [];
+function held(cursor: number, limit = 10): { poll: NewsPoll; answers: Array<NewsPollAnswer | undefined> } {
+  const answers: Array<NewsPollAnswer | undefined> = [];
   return { poll: new NewsPoll(cursor, limit, (page) => answers.push(page)), answers };
 }
 

@@ -1,7 +1,7 @@
 import type { NewsPageRows, StoredNews } from '../../persistence/news.store';
 
-/** A page to answer with: the items, the cursor to poll from next, and whether more are waiting. */
-export interface NewsPage {
+/** What a held poll answers with: the rows, the cursor to poll from next, and whether more are waiting. */
+export interface NewsPollAnswer {
   rows: StoredNews[];
   timestamp: number;
   hasMore: boolean;
@@ -30,7 +30,7 @@ export class NewsPoll {
   constructor(
     public cursor: number,
     readonly limit: number,
-    private readonly answer: (page: NewsPage | undefined) => void,
+    private readonly answer: (page: NewsPollAnswer | undefined) => void,
   ) {}
 
   /**
@@ -67,7 +67,7 @@ export class NewsPoll {
     this.settle(undefined);
   }
 
-  private settle(page: NewsPage | undefined): void {
+  private settle(page: NewsPollAnswer | undefined): void {
     if (this.settled) return;
     this.settled = true;
     this.answer(page);

@@ -3,7 +3,7 @@ import { RESTAP_OPTIONS } from '../../restap.constants';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { NewsStore } from '../../persistence/news.store';
 import { StreamSlots } from '../talk/stream-slots';
-import { NewsPoll, type NewsPage } from './news-poll';
+import { NewsPoll, type NewsPollAnswer } from './news-poll';
 import { NewsWakeups, type NewsCommitHint } from './news-wakeups';
 
 /** A read that may wait: `feed` undefined reads every feed (global scope, no session). */
@@ -91,12 +91,12 @@ export class NewsWaits implements OnModuleInit, OnModuleDestroy, BeforeApplicati
    * until one this caller may see commits, or `waitMs` passes (then nothing new and the cursor).
    * Resolves undefined when the client went away. Throws 429 when no slot is left.
    */
-  async read(request: NewsWaitRequest): Promise<NewsPage | undefined> {
+  async read(request: NewsWaitRequest): Promise<NewsPollAnswer | undefined> {
     const key = request.feed ?? ALL_FEEDS;
     let waiters = this.feeds.get(key);
     if (!waiters) this.feeds.set(key, (waiters = new FeedWaiters(request.feed, request.sequence)));
-    let answered!: (page: NewsPage | undefined) => void;
-    const answer = new Promise<NewsPage | undefined>((resolve) => (answered = resolve));
+    let answered!: (page: NewsPollAnswer | undefined) => void;
+    const answer = new Promise<NewsPollAnswer | undefined>((resolve) => (answered = resolve));
     const poll = new NewsPoll(request.since, request.limit, (page) => {
       waiters.polls.delete(poll);
       answered(page);

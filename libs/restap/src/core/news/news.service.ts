@@ -23,8 +23,12 @@ export interface NewsReceiveRequest {
   idempotencyKey: string | undefined;
 }
 
-/** A page of the feed as objects: items oldest first, the cursor to poll from next, and whether more wait. */
-export interface NewsPage {
+/**
+ * A page of the feed as objects (what `readItems` gives the doors that do not answer with GET
+ * /news's JSON text): items oldest first, the cursor to poll from next, and whether more wait.
+ * The wire's page is `NewsPage` (snake_case `has_more`).
+ */
+export interface NewsItemsPage {
   items: NewsItem[];
   timestamp: number;
   hasMore: boolean;
@@ -122,7 +126,7 @@ export class NewsService implements TalkNewsSource {
    * The same page as `read`, as objects, for doors that do not answer with RESTAP's JSON text
    * (MCP resources, the playground's server side).
    */
-  async readItems(request: NewsReadRequest): Promise<NewsPage> {
+  async readItems(request: NewsReadRequest): Promise<NewsItemsPage> {
     const page = await this.pageOf(this.pageQuery(request));
     return { items: page.rows.map(toNewsItem), timestamp: page.timestamp, hasMore: page.hasMore };
   }

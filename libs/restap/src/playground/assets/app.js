@@ -7,6 +7,7 @@ import { setupCapabilities } from './capabilities.js';
 import { setupNews } from './news.js';
 import { setupFrames } from './frames.js';
 import { checkCatalog } from './catalog-check.js';
+import { NEWS_CAPABILITY_ID, NEWS_RECEIVE_CAPABILITY_ID, TALK_CAPABILITY_ID } from './wire.generated.js';
 
 const catalogPath = document.querySelector('meta[name="restap-catalog"]').content;
 
@@ -33,8 +34,8 @@ async function main() {
   const byId = (id) => capabilities.find((c) => c && c.id === id);
   const doors = openDoors(catalog.protocols);
   header(catalog, doors);
-  setupChat(byId('talk'));
-  setupNews(byId('news'), byId('news_receive'), () => Date.now() + clockOffset);
+  setupChat(byId(TALK_CAPABILITY_ID));
+  setupNews(byId(NEWS_CAPABILITY_ID), byId(NEWS_RECEIVE_CAPABILITY_ID), () => Date.now() + clockOffset);
   setupCapabilities(catalog, doors);
   const findings = checkCatalog(catalog);
   $('findings').append(...findings.map((f) => h('li', { class: `finding ${f.level}` },

@@ -4,9 +4,10 @@
 import { $, copyButton, h, pretty, shellQuote } from './dom.js';
 import { hasApiKey, readJson, request, logError } from './http.js';
 import { editor, validate } from './schema-form.js';
+import { NEWS_CAPABILITY_ID, NEWS_RECEIVE_CAPABILITY_ID, TALK_CAPABILITY_ID } from './wire.generated.js';
 
 /** Capabilities with a panel of their own. */
-const PROTOCOL_IDS = new Set(['talk', 'news', 'news_receive']);
+const PROTOCOL_IDS = new Set([TALK_CAPABILITY_ID, NEWS_CAPABILITY_ID, NEWS_RECEIVE_CAPABILITY_ID]);
 
 /** MCP tool names cannot hold dots: `text.reverse` is the tool `text_reverse` (one-to-one). */
 export const toolNameOf = (id) => id.replace(/\./g, '_');

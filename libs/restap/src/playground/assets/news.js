@@ -4,8 +4,8 @@
 import { $, h, pretty } from './dom.js';
 import { readError, readJson, request, logError } from './http.js';
 import { session } from './chat.js';
+import { SESSION_ID_HEADER } from './wire.generated.js';
 
-const SESSION_HEADER = 'Restap-Session-Id';
 const SHOWN = 200;
 const POLL_MS = 2000;
 /** The first read looks this far back (news timestamps are the server's clock, ms). */
@@ -77,7 +77,7 @@ export function setupNews(news, receive, serverNow) {
         const query = new URLSearchParams({ since: String(since) });
         if (wait) query.set('wait', String(wait));
         const id = currentSession();
-        const response = await request(`${news.endpoint}?${query}`, { headers: id ? { [SESSION_HEADER]: id } : {}, signal });
+        const response = await request(`${news.endpoint}?${query}`, { headers: id ? { [SESSION_ID_HEADER]: id } : {}, signal });
         if (!response.ok) {
           const failure = await readError(response);
           if (response.status === 401 || response.status === 403 || response.status === 400) {
@@ -124,7 +124,7 @@ export function setupNews(news, receive, serverNow) {
       status.className = 'form-status small error';
       return;
     }
-    const response = await request(receive.endpoint, { method: 'POST', json: item, headers: id ? { [SESSION_HEADER]: id } : {} }).catch((error) => error);
+    const response = await request(receive.endpoint, { method: 'POST', json: item, headers: id ? { [SESSION_ID_HEADER]: id } : {} }).catch((error) => error);
     if (response instanceof Error) {
       status.textContent = `Network error: ${response.message}`;
       status.className = 'form-status small error';

@@ -2,9 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import * as wire from '../../wire/constants';
 import { ALLOWED_METHODS, type RouteMatch } from './restap-paths';
 
-const ALLOW_HEADERS = 'Content-Type, Accept, Authorization, Restap-Session-Id, Idempotency-Key';
+const ALLOW_HEADERS = `Content-Type, Accept, Authorization, ${wire.SESSION_ID_HEADER}, ${wire.IDEMPOTENCY_KEY_HEADER}`;
 const EXPOSE_HEADERS = 'Retry-After';
 
 /**

@@ -1,6 +1,9 @@
 /**
  * JSON Schema (draft 2020-12) of the RESTAP discovery document, from the spec's sections
  * "The Catalog Document", "Capability Fields", "Top-Level protocols Field" and "Optional Packages".
+ * Written once: nestjs-restap exports it, restap-client's conformance checker judges catalogs by
+ * its parts, and the playground checks the catalog it shows against it (through a generated copy,
+ * see scripts/playground-assets.ts).
  */
 export const RESTAP_CATALOG_SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
