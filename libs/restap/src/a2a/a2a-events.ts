@@ -1,6 +1,7 @@
 import { Role, TaskState, type Artifact, type Message, type Part, type Task, type TaskStatus } from '@a2a-js/sdk';
 import { AgentEvent, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
 import { randomUUID } from 'node:crypto';
+import { joinText } from './a2a-task.copies';
 
 /**
  * Set on a blocking SendMessage (see ReplicaAwareRequestHandler): its caller learns the id of a
@@ -14,6 +15,15 @@ export const BLOCKING_SEND_STATE = 'restap.a2a.blockingSend';
  * this, it is published (and stored) `working`, readable from any instance while its turn runs.
  */
 export const UNSEEN_TASK_MS = 100;
+
+/**
+ * Set on a SendMessage, blocking or not (see ReplicaAwareRequestHandler): no one streams its
+ * events, so its text deltas may be published together (see {@link TaskEvents}).
+ */
+export const UNARY_SEND_STATE = 'restap.a2a.unarySend';
+
+/** How long text deltas of a SendMessage's task are held to go out together at most, ms. */
+export const COALESCE_MS = 100;
 
 /** A text part. */
 export function textPart(text: string): Part {
@@ -29,6 +39,13 @@ export function dataPart(value: unknown): Part {
  * Publishes one task's lifecycle on the SDK's event bus: the task first (the SDK requires a task or
  * message as the first event of every execution), then status and artifact updates.
  *
+ * `coalesce`: the task of a SendMessage (no one streams its events). For each event of such a
+ * request the SDK deep-copies the whole task (`structuredClone`, for push notifications), history
+ * included, so a message's size would be paid again for every delta of the reply. Instead its text
+ * deltas go out together, one artifact update per {@link COALESCE_MS} at most — as often as the task
+ * store writes the task anyway — and any other event first publishes what is held, so the order
+ * stays. A streaming call (SendStreamingMessage) gets every delta as it comes (issue 32, item 2).
+ *
  * `unseen`: a new task of a blocking send. Its id reaches no one before the answer, and nothing of
  * it is stored before its first event: until it is published, no one can watch it. Each event costs
  * the SDK a load, a merge, clones and a save of the whole task, so such a task is built here and
@@ -42,11 +59,15 @@ export class TaskEvents {
   /** The unseen task, until published. */
   private pending?: Task;
   private publishTimer?: NodeJS.Timeout;
+  /** Text appended to an artifact, held to go out together (see `coalesce`). */
+  private held?: { artifact: Artifact; append: boolean; lastChunk: boolean };
+  private heldTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly request: RequestContext,
     private readonly bus: ExecutionEventBus,
     readonly unseen = false,
+    private readonly coalesce = false,
   ) {
     this.taskId = request.taskId;
     this.contextId = request.contextId;
@@ -78,6 +99,7 @@ export class TaskEvents {
   }
 
   status(state: TaskState, parts?: Part[]): void {
+    this.release();
     const status = this.statusOf(state, parts);
     if (this.pending) {
       // What the SDK's ResultManager makes of a status update: the status, its message added to the history.
@@ -110,6 +132,34 @@ export class TaskEvents {
   artifact(artifactId: string, name: string, parts: Part[], append: boolean, lastChunk: boolean): void {
     const artifact: Artifact = { artifactId, name, description: '', parts, metadata: undefined, extensions: [] };
     if (this.pending) return appendArtifact(this.pending, artifact, append);
+    if (this.coalesce) {
+      const held = this.held;
+      if (held && append && held.artifact.artifactId === artifactId) {
+        held.artifact.parts = joinText([...held.artifact.parts, ...parts]);
+        held.lastChunk = lastChunk;
+        if (lastChunk) this.release();
+        return;
+      }
+      this.release();
+      if (!lastChunk) {
+        this.held = { artifact, append, lastChunk };
+        this.heldTimer = setTimeout(() => this.release(), COALESCE_MS).unref();
+        return;
+      }
+    }
+    this.publishArtifact(artifact, append, lastChunk);
+  }
+
+  /** Publishes the text held (see `coalesce`), if any. */
+  private release(): void {
+    const held = this.held;
+    if (!held) return;
+    clearTimeout(this.heldTimer);
+    this.held = undefined;
+    this.publishArtifact(held.artifact, held.append, held.lastChunk);
+  }
+
+  private publishArtifact(artifact: Artifact, append: boolean, lastChunk: boolean): void {
     this.bus.publish(AgentEvent.artifactUpdate({ taskId: this.taskId, contextId: this.contextId, artifact, append, lastChunk, metadata: undefined }));
   }
 
@@ -129,11 +179,15 @@ export class TaskEvents {
   }
 }
 
-/** What the SDK's ResultManager makes of an artifact update: parts appended to the artifact of that id, or the artifact set. */
+/**
+ * What the SDK's ResultManager makes of an artifact update — parts appended to the artifact of that
+ * id, or the artifact set — with appended text joined to the text before it: the reply of a blocking
+ * send is one text part, not one per delta (issue 32, item 6), as the task store keeps it.
+ */
 function appendArtifact(task: Task, artifact: Artifact, append: boolean): void {
   const existing = task.artifacts.find((a) => a.artifactId === artifact.artifactId);
   if (existing && append) {
-    existing.parts.push(...artifact.parts);
+    existing.parts = joinText([...existing.parts, ...artifact.parts]);
     if (artifact.name) existing.name = artifact.name;
   } else if (existing) task.artifacts[task.artifacts.indexOf(existing)] = artifact;
   else task.artifacts.push(artifact);

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { A2aCaller } from './a2a-caller';
 import { GroupCommit } from '../persistence/group-commit';
 import type { TurnSideRow } from '../persistence/session.store';
-import { compactText, copyTask, withContextId } from './a2a-task.copies';
+import { compactText, shareTask, withContextId } from './a2a-task.copies';
 import { LIST_BY_CONTEXT, LIST_BY_OWNER, LOAD, MAX_SAVE_BATCH, SAVE, SAVE_MANY, TASK_SIDE, type TaskRow, type TaskWrite } from './a2a-task.sql';
 
 /** Where the executor leaves the context id of the turn it runs (see {@link A2aTaskStore.load}). */
@@ -109,8 +109,10 @@ export class A2aTaskStore implements TaskStore {
     let entry = this.live.get(task.id);
     if (entry && !entry.ownerHash.equals(caller.ownerHash)) entry = undefined; // not this writer's: the statement decides
     if (entry && !now) {
+      // A copy that shares the content (see shareTask), its streamed text joined: each save costs the
+      // same whatever the size of the messages, and loads hand out the reply as one text part.
       entry.state = state;
-      entry.task = copyTask(task);
+      entry.task = compactText(task);
       this.flushLater(entry);
       return;
     }
@@ -124,7 +126,7 @@ export class A2aTaskStore implements TaskStore {
     }
     const next: LiveTask = entry ?? { id: task.id, ownerHash: caller.ownerHash, contextHash: hashSessionId(task.contextId), box: caller.seal(task.contextId), state, task, written: Promise.resolve() };
     next.state = state;
-    next.task = final ? compactText(task) : copyTask(task);
+    next.task = compactText(task);
     if (final) this.live.delete(task.id);
     else this.live.set(task.id, next);
     await this.flush(next);
@@ -166,7 +168,7 @@ export class A2aTaskStore implements TaskStore {
     if (live && (live.ownerHash.equals(caller.ownerHash) || known.some((id) => hashSessionId(id).equals(live.contextHash)))) {
       const contextId = live.task.contextId;
       const visible = known.includes(contextId) || (caller.isAuthenticated && live.ownerHash.equals(caller.ownerHash));
-      return { task: withContextId(copyTask(live.task), visible ? contextId : ''), info: { runner: TERMINAL.has(live.state) ? null : this.instanceId, updatedAt: new Date() } };
+      return { task: withContextId(shareTask(live.task), visible ? contextId : ''), info: { runner: TERMINAL.has(live.state) ? null : this.instanceId, updatedAt: new Date() } };
     }
     if (context.state.get(NEW_TASK_STATE) === taskId) return undefined; // drawn for this request, not saved yet
     const [row] = await this.sql.query<TaskRow>(LOAD, [taskId, caller.ownerHash, known[0] ? hashSessionId(known[0]) : null]);

@@ -3,7 +3,7 @@ import { TaskNotCancelableError, UnsupportedOperationError } from '@a2a-js/sdk/e
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler, type AgentExecutor, type ServerCallContext } from '@a2a-js/sdk/server';
 import type { A2aTaskStore } from './a2a-task.store';
-import { BLOCKING_SEND_STATE } from './a2a-events';
+import { BLOCKING_SEND_STATE, UNARY_SEND_STATE } from './a2a-events';
 import type { RemoteCancels } from './remote-cancels';
 import { followStoredTask } from './stored-subscription';
 
@@ -41,10 +41,12 @@ export class ReplicaAwareRequestHandler extends DefaultRequestHandler {
 
   /**
    * A blocking send is marked for the executor: its caller learns a new task's id from the answer
-   * only, so the task may be published once, when it ends (see TaskEvents).
+   * only, so the task may be published once, when it ends (see TaskEvents). Any send is marked as
+   * one whose events no one streams, so its text deltas may go out together (see TaskEvents).
    */
   override sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
     if (params.configuration?.returnImmediately !== true) context.state.set(BLOCKING_SEND_STATE, true);
+    context.state.set(UNARY_SEND_STATE, true);
     return super.sendMessage(params, context);
   }
 

@@ -7,7 +7,7 @@ import type { ResolvedRestapOptions } from '../interfaces/restap-options.interfa
 import type { TalkChunk } from '../interfaces/talk.interface';
 import { TalkService, type OpenTurn, type TurnEnding } from '../core/talk/talk.service';
 import { A2aTaskStore, callerOf, CONTEXT_ID_STATE, NEW_TASK_STATE } from './a2a-task.store';
-import { BLOCKING_SEND_STATE, dataPart, TaskEvents, textPart } from './a2a-events';
+import { BLOCKING_SEND_STATE, dataPart, TaskEvents, textPart, UNARY_SEND_STATE } from './a2a-events';
 import { CapabilityInvoker } from '../core/invoker/capability-invoker';
 import { capabilityCallOf, runCapability } from './capability.call';
 
@@ -59,7 +59,8 @@ export class TalkExecutor implements AgentExecutor {
   /** Never rejects: every outcome is published on the bus as the task's final status. */
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
     // A new task of a blocking send: no one but this request knows its id before the answer.
-    const events = new TaskEvents(request, bus, !request.task && request.context.state.get(BLOCKING_SEND_STATE) === true);
+    const state = request.context.state;
+    const events = new TaskEvents(request, bus, !request.task && state.get(BLOCKING_SEND_STATE) === true, state.get(UNARY_SEND_STATE) === true);
     const running: Running = { cancelled: false };
     this.running.set(request.taskId, running);
     // The task store puts the context id back into what it loads for this request.
