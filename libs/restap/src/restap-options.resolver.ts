@@ -159,6 +159,8 @@ function resolveA2a(value: RestapModuleOptions['a2a']): ResolvedRestapA2aOptions
   if (a2a.identify !== undefined && typeof a2a.identify !== 'function') {
     throw new RestapBootstrapError('RestapModule option a2a.identify must be a function (caller) => string | undefined.');
   }
+  positiveInt(a2a.maxParts, 'a2a.maxParts');
+  positiveInt(a2a.maxMessageChars, 'a2a.maxMessageChars');
   return {
     enabled: a2a.enabled === true,
     path,
@@ -166,6 +168,8 @@ function resolveA2a(value: RestapModuleOptions['a2a']): ResolvedRestapA2aOptions
     version: a2a.version ?? '1.0.0',
     securitySchemes: { ...(a2a.securitySchemes ?? {}) },
     identify: a2a.identify ?? credentialsOf,
+    maxParts: a2a.maxParts ?? 64,
+    maxMessageChars: a2a.maxMessageChars ?? 100_000,
   };
 }
 

@@ -22,6 +22,15 @@ describe('a2a option', () => {
     expect(a2aOf({ enabled: true, baseUrl: 'https://agent.example.com/' }).baseUrl).toBe('https://agent.example.com');
   });
 
+  it('caps a message at 64 parts and 100,000 characters by default; other caps must be positive integers (issue 32, item 2)', () => {
+    expect(a2aOf({ enabled: true })).toMatchObject({ maxParts: 64, maxMessageChars: 100_000 });
+    expect(a2aOf({ enabled: true, maxParts: 8, maxMessageChars: 1_000 })).toMatchObject({ maxParts: 8, maxMessageChars: 1_000 });
+    for (const bad of [0, -1, 1.5, '64']) {
+      expect(() => a2aOf({ enabled: true, maxParts: bad })).toThrow(/a2a\.maxParts must be a positive integer/);
+      expect(() => a2aOf({ enabled: true, maxMessageChars: bad })).toThrow(/a2a\.maxMessageChars must be a positive integer/);
+    }
+  });
+
   describe('default identity: the caller\'s key, whichever header carried it', () => {
     const { identify } = a2aOf({ enabled: true });
 

@@ -4,6 +4,7 @@ import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { RestapSql } from '../persistence/restap-sql';
 import { hashSessionId } from '../sessions/session-id';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { storableId, storableTime } from './a2a-request.check';
 import { randomBytes } from 'node:crypto';
 import { A2aCaller } from './a2a-caller';
 import { GroupCommit } from '../persistence/group-commit';
@@ -162,6 +163,8 @@ export class A2aTaskStore implements TaskStore {
 
   /** The task and who runs it; undefined when missing or not the caller's. */
   async loadWithInfo(taskId: string, context: ServerCallContext): Promise<{ task: Task; info: StoredTaskInfo } | undefined> {
+    // The door refuses such ids before the SDK (A2aRequestCheck); this keeps them from SQL on any path.
+    if (!storableId(taskId)) throw new RequestMalformedError('A task id cannot hold a NUL character.');
     const caller = callerOf(context);
     const known = knownContextIds(context, caller);
     const live = this.live.get(taskId) ?? finalTaskOf(context, taskId);
@@ -240,6 +243,7 @@ export class A2aTaskStore implements TaskStore {
     const cursor = params.pageToken ? decodeCursor(params.pageToken) : undefined;
     const state = params.status ? taskStateToJSON(params.status) : null;
     const after = params.statusTimestampAfter ? new Date(params.statusTimestampAfter) : null;
+    if (after && !storableTime(after)) throw new RequestMalformedError('statusTimestampAfter must be a date between the years 0001 and 9999.');
     const list = contextHash ? LIST_BY_CONTEXT : LIST_BY_OWNER;
     const scope = contextHash ?? caller.ownerHash;
     const [rows, [{ n }]] = await Promise.all([
@@ -310,7 +314,7 @@ function decodeCursor(token: string): { at: Date; id: string } {
   try {
     const [at, id] = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as [string, string];
     const date = new Date(at);
-    if (typeof id === 'string' && !Number.isNaN(date.getTime())) return { at: date, id };
+    if (typeof id === 'string' && storableId(id) && storableTime(date)) return { at: date, id };
   } catch {
     // answered below
   }

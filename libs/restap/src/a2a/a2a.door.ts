@@ -15,6 +15,7 @@ import { A2aCaller } from './a2a-caller';
 import { DoorGuards } from '../guards/door-guards';
 import { A2aTaskStore } from './a2a-task.store';
 import { ReplicaAwareRequestHandler } from './replica-aware.handler';
+import { A2aRequestCheck } from './a2a-request.check';
 import { TalkExecutor } from './talk.executor';
 import { RemoteCancels } from './remote-cancels';
 import { buildAgentCard, cardFor } from './agent-card.factory';
@@ -105,6 +106,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
       userBuilder: async (req) => this.callerOf(req),
       legacyCompat: { enabled: true },
     });
+    this.rpc = new A2aRequestCheck(this.card, this.options.a2a.path, this.options.a2a).guard(this.rpc);
     this.logger.log(`A2A: agent card at ${CARD_PATH}, JSON-RPC at ${this.options.a2a.path}`);
     if (this.options.a2a.baseUrl === undefined && process.env.NODE_ENV === 'production') {
       this.logger.warn('A2A: a2a.baseUrl is not set, so the card\'s URLs come from each request\'s Host header: set it to the public URL clients reach the agent by.');

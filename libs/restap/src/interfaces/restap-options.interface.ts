@@ -189,6 +189,13 @@ export interface RestapA2aOptions {
    * (no credentials: one anonymous identity — a task is then reachable by its id or its context)
    */
   identify?: (caller: { headers: Record<string, string | string[] | undefined> }) => string | undefined;
+  /** Most parts one message may carry (more: JSON-RPC error -32602). @default 64 */
+  maxParts?: number;
+  /**
+   * Largest content of one message's parts, in characters: the strings (and keys) of its text, data,
+   * file and metadata, one per number (more: JSON-RPC error -32602). @default 100000, as talk.maxMessageLength
+   */
+  maxMessageChars?: number;
 }
 
 /** A security scheme on the agent card (the OpenAPI subset A2A uses). */
@@ -316,6 +323,8 @@ export interface ResolvedRestapA2aOptions {
   version: string;
   securitySchemes: Record<string, RestapA2aSecurityScheme>;
   identify: (caller: { headers: Record<string, string | string[] | undefined> }) => string | undefined;
+  maxParts: number;
+  maxMessageChars: number;
 }
 
 /** Extras given beside the options to both forRoot and forRootAsync (route paths must be known statically). */

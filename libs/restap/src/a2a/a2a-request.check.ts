@@ -1,0 +1,141 @@
+import type { AgentCard } from '@a2a-js/sdk';
+import { RequestMalformedError, toJsonRpcError, VersionNotSupportedError, type A2AError } from '@a2a-js/sdk/errors';
+import { getSupportedVersions, ServerCallContext } from '@a2a-js/sdk/server';
+import type * as A2aLegacy from '@a2a-js/sdk/compat/v0_3/server';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { cardFor } from './agent-card.factory';
+
+/** What one message may carry (the `a2a` options of the same names). */
+export interface A2aMessageLimits {
+  maxParts: number;
+  maxMessageChars: number;
+}
+
+/** Tasks one message may name in `referenceTaskIds` (the SDK reads each from storage). */
+export const MAX_REFERENCE_TASKS = 16;
+
+/** Characters of a refused A2A-Version header quoted back. */
+const QUOTED_VERSION_CHARS = 16;
+
+const SEND = new Set(['SendMessage', 'SendStreamingMessage', 'message/send', 'message/stream']);
+const BY_TASK_ID = new Set(['GetTask', 'CancelTask', 'SubscribeToTask', 'tasks/get', 'tasks/cancel', 'tasks/resubscribe']);
+
+type Json = Record<string, unknown>;
+
+/** True for an id PostgreSQL can hold as text (no NUL character). */
+export const storableId = (id: string): boolean => !id.includes('\u0000');
+
+/** True for a valid date of the years 0001 to 9999 (what ISO 8601 writes with four digits; PostgreSQL takes them all). */
+export const storableTime = (date: Date): boolean => {
+  const year = date.getUTCFullYear();
+  return year >= 1 && year <= 9999;
+};
+
+/**
+ * Checks what the JSON-RPC endpoint's request asks for before the SDK sees it, and answers what it
+ * refuses itself, in the SDK's own JSON-RPC errors (-32602 invalid params, -32009 version not
+ * supported; 1.0 or 0.3 as the SDK would pick). Two reasons to come first:
+ *
+ * - cost: a message's parts are capped in number (`a2a.maxParts`) and content (`a2a.maxMessageChars`),
+ *   and its reference tasks (each a storage read) in number, so a request of many small parts is one
+ *   cheap refusal instead of work for each part at every step of its task (issue 32, item 2);
+ * - the log: the SDK writes every error of a streaming call, and any error before a call starts, to
+ *   `console.error` with its stack and the request's own text (a 3,000-character version header, a
+ *   NUL id). The usual client mistakes are answered here, so they never reach it (issue 32, items 11
+ *   and 14); what remains reaches the log through A2aSdkLogging, one line, truncated.
+ *
+ * Ids with a NUL character (which PostgreSQL cannot hold) are refused here for every method; the
+ * task store refuses them too, and validates the dates a list reads, before any statement.
+ */
+export class A2aRequestCheck {
+  private readonly versions: Set<string>;
+  /** The version the SDK assumes without an A2A-Version header: the legacy one (0.3). */
+  private readonly legacyVersion = new ServerCallContext().requestedVersion;
+  private legacy?: typeof A2aLegacy;
+
+  constructor(card: AgentCard, path: string, private readonly limits: A2aMessageLimits) {
+    this.versions = getSupportedVersions(cardFor(card, '', path), 'JSONRPC');
+  }
+
+  /** `rpc` (the SDK's JSON-RPC handler) behind the check. */
+  guard(rpc: RequestHandler): RequestHandler {
+    return (req: Request, res: Response, next: NextFunction) => {
+      const header = req.headers['a2a-version'];
+      const version = (typeof header === 'string' && header) || this.legacyVersion;
+      if (!this.versions.has(version)) {
+        const quoted = version.length > QUOTED_VERSION_CHARS ? `${version.slice(0, QUOTED_VERSION_CHARS)}…` : version;
+        return this.refuse(req, res, new VersionNotSupportedError(`A2A-Version '${quoted}' is not supported: send ${[...this.versions].join(' or ')}.`), false);
+      }
+      const problem = this.problemOf(req.body);
+      if (problem === undefined) return rpc(req, res, next);
+      this.refuse(req, res, new RequestMalformedError(problem), version === this.legacyVersion);
+    };
+  }
+
+  /** What is wrong with the request's parameters, if this check judges it; the SDK judges the rest. */
+  problemOf(body: unknown): string | undefined {
+    if (!isObject(body) || typeof body.method !== 'string' || !isObject(body.params)) return undefined;
+    const { method, params } = body;
+    if (SEND.has(method)) return this.messageProblem(params.message);
+    if (BY_TASK_ID.has(method)) return typeof params.id === 'string' && !storableId(params.id) ? 'id is not a task id of this agent: it holds a NUL character.' : undefined;
+    return undefined;
+  }
+
+  private messageProblem(message: unknown): string | undefined {
+    if (!isObject(message)) return 'params.message is required: the message to send.';
+    // Both spellings the SDK reads (protobuf JSON: lowerCamelCase or the field's own name).
+    const { parts } = message;
+    const taskId = message.taskId ?? message.task_id;
+    const referenceTaskIds = message.referenceTaskIds ?? message.reference_task_ids;
+    if (Array.isArray(parts) && parts.length > this.limits.maxParts) {
+      return `A message carries at most ${this.limits.maxParts} parts; this one has ${parts.length}.`;
+    }
+    const max = this.limits.maxMessageChars;
+    if (weigh(message.extensions, max, weigh(message.metadata, max, weigh(parts, max, 0))) > max) {
+      return `A message's parts hold at most ${max} characters (text, data, files and metadata together); this one holds more.`;
+    }
+    if (typeof taskId === 'string' && !storableId(taskId)) return 'message.taskId is not a task id of this agent: it holds a NUL character.';
+    if (Array.isArray(referenceTaskIds)) {
+      if (referenceTaskIds.length > MAX_REFERENCE_TASKS) return `A message names at most ${MAX_REFERENCE_TASKS} reference tasks; this one names ${referenceTaskIds.length}.`;
+      if (referenceTaskIds.some((id) => typeof id !== 'string' || !storableId(id))) return 'message.referenceTaskIds holds an id that is not a task id of this agent.';
+    }
+    return undefined;
+  }
+
+  /** Answers as the SDK's JSON-RPC handler answers an error it maps (HTTP 200, the request's id). */
+  private refuse(req: Request, res: Response, error: A2AError, legacy: boolean): void {
+    const id = (req.body as { id?: unknown } | undefined)?.id;
+    res.status(200).json({
+      jsonrpc: '2.0',
+      id: typeof id === 'string' || Number.isInteger(id) ? id : null,
+      error: legacy ? this.legacySdk().LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(error) : toJsonRpcError(error),
+    });
+  }
+
+  /** The SDK's 0.3 server module, loaded the first time a 0.3 request is refused. */
+  private legacySdk(): typeof A2aLegacy {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, on purpose
+    return (this.legacy ??= require('@a2a-js/sdk/compat/v0_3/server') as typeof A2aLegacy);
+  }
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * `total` plus the characters of `value`'s strings and keys, one for each other scalar; stops
+ * counting once past `limit`, so a large value costs no more than the limit. Its depth is bounded
+ * by `limits.maxJsonDepth`, checked when the body was read.
+ */
+function weigh(value: unknown, limit: number, total: number): number {
+  if (total > limit) return total;
+  if (typeof value === 'string') return total + value.length;
+  if (typeof value !== 'object' || value === null) return total + 1;
+  if (Array.isArray(value)) {
+    for (const item of value) if ((total = weigh(item, limit, total)) > limit) break;
+    return total;
+  }
+  for (const key in value) if ((total = weigh((value as Json)[key], limit, total + key.length)) > limit) break;
+  return total;
+}
