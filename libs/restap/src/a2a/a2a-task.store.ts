@@ -69,7 +69,10 @@ export interface StoredTaskInfo {
 /**
  * The SDK's `TaskStore` on the module's PostgreSQL (restap_a2a_tasks): tasks outlive a restart and
  * every replica answers for them. Scoped by owner — the SHA-256 of the caller's identity — or by
- * context: a caller naming the task's context id (its session id, a secret) may read it too.
+ * context: a caller naming the task's context id (its session id, a secret) may read it too. A
+ * caller without credentials owns nothing it could list: it reaches a task by the task's id (drawn
+ * at random by the SDK, learnt only from the answer to the message that made it, or from a listing
+ * of its context) or lists the tasks of a context it names — never the tasks of other callers.
  *
  * Context ids never reach storage in clear: the document is stored with them blanked, beside
  * their SHA-256 and a seal only the owner's credentials open. On load they are put back from what
@@ -244,6 +247,8 @@ export class A2aTaskStore implements TaskStore {
     const state = params.status ? taskStateToJSON(params.status) : null;
     const after = params.statusTimestampAfter ? new Date(params.statusTimestampAfter) : null;
     if (after && !storableTime(after)) throw new RequestMalformedError('statusTimestampAfter must be a date between the years 0001 and 9999.');
+    // Without credentials there is no owner: a caller sees the tasks of a context it names, no others.
+    if (!contextHash && !caller.isAuthenticated) return { tasks: [], nextPageToken: '', pageSize, totalSize: 0 };
     const list = contextHash ? LIST_BY_CONTEXT : LIST_BY_OWNER;
     const scope = contextHash ?? caller.ownerHash;
     const [rows, [{ n }]] = await Promise.all([

@@ -186,7 +186,8 @@ export interface RestapA2aOptions {
   /**
    * The caller's identity, from its request: tasks are visible only to the identity that created
    * them. Only a SHA-256 of it is stored. @default the `Authorization` header, else `X-API-Key`
-   * (no credentials: one anonymous identity — a task is then reachable by its id or its context)
+   * (no credentials: no identity — such a caller reaches a task by its id, which only its sender
+   * learns, or by naming its context; it lists only the tasks of a context it names)
    */
   identify?: (caller: { headers: Record<string, string | string[] | undefined> }) => string | undefined;
   /** Most parts one message may carry (more: JSON-RPC error -32602). @default 64 */
