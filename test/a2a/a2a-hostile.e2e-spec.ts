@@ -94,7 +94,7 @@ describe('issue 32, item 2: a message of many parts (the A2A CPU bomb)', () => {
     expect(legacy.rpc).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'A message carries at most 64 parts; this one has 10000.' } });
   });
 
-  it('item 2: parts holding more than a2a.maxMessageChars (100,000) in all are refused; 64 parts within it are answered', async () => {
+  it('item 2: a message of more than a2a.maxMessageChars (100,000 characters) is refused; 64 parts within it are answered', async () => {
     const big = Array.from({ length: 4 }, () => ({ data: { text: 'x'.repeat(25_001) } }));
     const refused = await post(rpcBody('SendMessage', v1Message(big)));
     expect(refused.rpc.error?.code).toBe(-32602);

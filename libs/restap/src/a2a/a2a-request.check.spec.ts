@@ -5,7 +5,7 @@ import { A2aRequestCheck, storableTime } from './a2a-request.check';
 
 describe('A2aRequestCheck (issue 32, items 2 and 11)', () => {
   const options = resolveOptions({ agent: { name: 'Agent' }, a2a: { enabled: true } });
-  const check = new A2aRequestCheck(buildAgentCard({ options, capabilities: [], talk: true }), '/a2a', { maxParts: 4, maxMessageChars: 100 });
+  const check = new A2aRequestCheck(buildAgentCard({ options, capabilities: [], talk: true }), '/a2a', { maxParts: 4, maxMessageChars: 200 });
   const send = (message: unknown, method = 'SendMessage') => check.problemOf({ jsonrpc: '2.0', id: 1, method, params: { message } });
   const message = (extra: Record<string, unknown> = {}) => ({ messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'hi' }], ...extra });
 
@@ -16,11 +16,14 @@ describe('A2aRequestCheck (issue 32, items 2 and 11)', () => {
     expect(send(message({ parts: Array.from({ length: 5 }, () => ({ kind: 'text', text: 'a' })) }), 'message/stream')).toMatch(/at most 4 parts/);
   });
 
-  it('item 2: caps the characters of its parts, metadata and extensions together (keys count, numbers count one)', () => {
-    expect(send(message({ parts: [{ text: 'x'.repeat(90) }] }))).toBeUndefined();
-    expect(send(message({ parts: [{ text: 'x'.repeat(101) }] }))).toMatch(/at most 100 characters/);
-    expect(send(message({ parts: [{ data: { ['k'.repeat(60)]: 'v'.repeat(45) } }] }))).toMatch(/at most 100 characters/);
-    expect(send(message({ parts: [{ text: 'x'.repeat(60) }], metadata: { note: 'y'.repeat(50) } }))).toMatch(/at most 100 characters/);
+  it('item 2: caps the characters of the whole message — parts, metadata, ids (keys count, numbers count one)', () => {
+    // Around the text: the keys (messageId, role, parts, text), a 36-character id and 'ROLE_USER': 67 characters.
+    const small = { messageId: randomUUID(), role: 'ROLE_USER' };
+    expect(send({ ...small, parts: [{ text: 'x'.repeat(133) }] })).toBeUndefined();
+    expect(send({ ...small, parts: [{ text: 'x'.repeat(134) }] })).toMatch(/at most 200 characters/);
+    expect(send({ ...small, parts: [{ data: { ['k'.repeat(70)]: 'v'.repeat(70) } }] })).toMatch(/at most 200 characters/);
+    expect(send({ ...small, parts: [{ text: 'x' }], metadata: { note: 'y'.repeat(130) } })).toMatch(/at most 200 characters/);
+    expect(send({ ...small, messageId: 'm'.repeat(201), parts: [{ text: 'x' }] })).toMatch(/at most 200 characters/);
   });
 
   it('item 11: refuses task ids SQL cannot hold (NUL), in either spelling the SDK reads, and too many reference tasks', () => {

@@ -36,9 +36,10 @@ export const storableTime = (date: Date): boolean => {
  * refuses itself, in the SDK's own JSON-RPC errors (-32602 invalid params, -32009 version not
  * supported; 1.0 or 0.3 as the SDK would pick). Two reasons to come first:
  *
- * - cost: a message's parts are capped in number (`a2a.maxParts`) and content (`a2a.maxMessageChars`),
- *   and its reference tasks (each a storage read) in number, so a request of many small parts is one
- *   cheap refusal instead of work for each part at every step of its task (issue 32, item 2);
+ * - cost: a message's parts are capped in number (`a2a.maxParts`), the message in characters
+ *   (`a2a.maxMessageChars`), its reference tasks (each a storage read) in number: a request of
+ *   many small parts is one cheap refusal, not work for each part at every step of its task
+ *   (issue 32, item 2);
  * - the log: the SDK writes every error of a streaming call, and any error before a call starts, to
  *   `console.error` with its stack and the request's own text (a 3,000-character version header, a
  *   NUL id). The usual client mistakes are answered here, so they never reach it (issue 32, items 11
@@ -90,9 +91,9 @@ export class A2aRequestCheck {
     if (Array.isArray(parts) && parts.length > this.limits.maxParts) {
       return `A message carries at most ${this.limits.maxParts} parts; this one has ${parts.length}.`;
     }
-    const max = this.limits.maxMessageChars;
-    if (weigh(message.extensions, max, weigh(message.metadata, max, weigh(parts, max, 0))) > max) {
-      return `A message's parts hold at most ${max} characters (text, data, files and metadata together); this one holds more.`;
+    // The whole message: its parts, but also its ids and metadata, all kept in the task's history.
+    if (weigh(message, this.limits.maxMessageChars, 0) > this.limits.maxMessageChars) {
+      return `A message holds at most ${this.limits.maxMessageChars} characters (its parts' text, data and files, its metadata and ids together); this one holds more.`;
     }
     if (typeof taskId === 'string' && !storableId(taskId)) return 'message.taskId is not a task id of this agent: it holds a NUL character.';
     if (Array.isArray(referenceTaskIds)) {

@@ -193,8 +193,8 @@ export interface RestapA2aOptions {
   /** Most parts one message may carry (more: JSON-RPC error -32602). @default 64 */
   maxParts?: number;
   /**
-   * Largest content of one message's parts, in characters: the strings (and keys) of its text, data,
-   * file and metadata, one per number (more: JSON-RPC error -32602). @default 100000, as talk.maxMessageLength
+   * Largest message, in characters: the strings (and keys) of its parts' text, data and files, of
+   * its metadata and ids, one per number (more: JSON-RPC error -32602). @default 100000, as talk.maxMessageLength
    */
   maxMessageChars?: number;
 }
