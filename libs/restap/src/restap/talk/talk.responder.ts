@@ -85,8 +85,10 @@ export class TalkResponder {
 
   /**
    * SSE: message.start at once, then deltas and optional events as produced, then message.end and
-   * done. The closing frames never wait for a client that stopped reading: the turn is over and
-   * stored, the stream ends (see SseWriter.end; during shutdown such a socket is dropped at once).
+   * done — message.end only once the turn is stored: a reply that could not be stored ends with
+   * `error` (storage_unavailable) then `done`, as the JSON answer is a 503. The closing frames
+   * never wait for a client that stopped reading: the turn is over and stored, the stream ends
+   * (see SseWriter.end; during shutdown such a socket is dropped at once).
    */
   private async stream(turn: OpenTurn, res: Response): Promise<void> {
     const sse = new SseWriter(res, this.options.talk.heartbeatMs);
@@ -98,8 +100,8 @@ export class TalkResponder {
       chunk.event === 'message.delta' ? sse.send(chunk.event, { id: turn.messageId, text: chunk.text }) : sse.send(chunk.event, chunk);
     const result = await turn.run(emit);
     if (result.status === 'aborted') return sse.end();
-    if (result.status === 'complete') sse.push('message.end', { id: turn.messageId });
-    if (result.failure !== undefined) {
+    if (result.failure === undefined) sse.push('message.end', { id: turn.messageId });
+    else {
       const { body } = toErrorBody(result.failure);
       sse.push('error', { message: body.message, error: body.error });
     }
