@@ -58,18 +58,19 @@ export class SseWriter {
   }
 
   /**
-   * Ends the response. A client that stopped reading (the socket is still full) gets one heartbeat
-   * interval to take the rest, then the socket is dropped; with `drop`, at once (the agent is
-   * shutting down: nothing waits for a stalled reader). Otherwise the heartbeat stops.
+   * Ends the response. What the socket could not take at once gets one heartbeat interval to go
+   * out (the heartbeat timer becomes the deadline), then the socket is dropped: a client that
+   * stopped reading does not hold it. With `drop` (the agent is shutting down), a client that was
+   * not keeping up is dropped at once. Otherwise the heartbeat just stops.
    */
   end(drop = false): void {
     const { res } = this;
     if (this.closed) return clearTimeout(this.heartbeat);
     this.ended = true;
-    const stalled = res.writableNeedDrain;
+    const behind = res.writableNeedDrain;
     res.end();
-    if (!stalled || !this.heartbeat) return clearTimeout(this.heartbeat);
-    if (drop) {
+    if (res.writableLength === 0 || !this.heartbeat) return clearTimeout(this.heartbeat);
+    if (drop && behind) {
       clearTimeout(this.heartbeat);
       res.destroy();
       return;
