@@ -119,8 +119,9 @@ describe('Sessions on /talk (spec, "Sessions (optional)")', () => {
       try {
         expect((await postTalk(app.talkUrl, { message: 'hi' })).status).toBe(503);
         const frames = eventsOnly(await (await openTalkStream(app.talkUrl, { message: 'hi' })).rest());
-        expect(frames.map((f) => f.event)).toEqual(['message.start', 'message.delta', 'message.end', 'error', 'done']);
-        expect(frames[3].data).toMatchObject({ error: 'storage_unavailable' });
+        // Issue 32, item 16: no message.end for a reply that is not stored (it used to come before the error).
+        expect(frames.map((f) => f.event)).toEqual(['message.start', 'message.delta', 'error', 'done']);
+        expect(frames[2].data).toMatchObject({ error: 'storage_unavailable' });
       } finally {
         spy.mockRestore();
       }

@@ -131,6 +131,37 @@ describeIfPg('issue 6, item 2 — storage faults (PostgreSQL of the test\'s own)
     await eventually(async () => (await postTalk(`${fixture.url}/talk`, { message: 'hi' })).status === 200, 20_000);
   });
 
+  it('issue 32, item 16 — a streamed reply that cannot be stored gets no message.end (the client must not take it for kept): deltas, then error storage_unavailable, then done; /health/ready\'s 503 says Retry-After', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    fixture.brain.behaviour = async function* () {
+      yield 'a reply ';
+      await gate;
+      yield 'nobody can store';
+    };
+    const stream = await openTalkStream(`${fixture.url}/talk`, { message: 'hi' });
+    const start = await stream.next();
+    expect(start?.event).toBe('message.start');
+    pg.stop();
+    try {
+      release();
+      const frames = eventsOnly(await stream.rest());
+      expect(frames.map((f) => f.event)).toEqual(['message.delta', 'message.delta', 'error', 'done']);
+      expect(frames.map((f) => f.data?.text).join('')).toBe('a reply nobody can store');
+      expect(frames[2].data).toMatchObject({ error: 'storage_unavailable' });
+      expect(frames[3].data).toMatchObject({ session_id: start?.data?.session_id });
+
+      const ready = await fetch(`${agent.url}/health/ready`);
+      expect([ready.status, ready.headers.get('retry-after')]).toEqual([503, '1']);
+    } finally {
+      fixture.brain.behaviour = () => 'fine';
+      pg.start();
+    }
+    await eventually(async () => (await postTalk(`${fixture.url}/talk`, { message: 'hi' })).status === 200, 20_000);
+    const ready = await fetch(`${agent.url}/health/ready`);
+    expect([ready.status, ready.headers.get('retry-after')]).toEqual([200, null]);
+  });
+
   it('kill -9 of PostgreSQL right after acknowledgements: after it restarts, every acknowledged news item and talk turn is there', async () => {
     const acked: Array<{ tag: string; id: string }> = [];
     await Promise.all(

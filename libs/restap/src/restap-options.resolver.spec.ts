@@ -21,7 +21,7 @@ describe('resolveOptions: defaults are filled in one place', () => {
       enabled: true, scope: 'global', maxTypeLength: 200, defaultLimit: 100, maxLimit: 1000, contextLimit: 20,
       wakeups: 'auto', resyncMs: 5_000, maxWaiting: 5000, maxWaitingPerClient: 50,
     });
-    expect(resolved.limits).toEqual({ bodyBytes: 1024 * 1024, maxJsonDepth: 64 });
+    expect(resolved.limits).toEqual({ bodyBytes: 1024 * 1024, maxJsonDepth: 64, lingeringCloseMs: 10_000, lingeringCloseBytes: 16 * 1024 * 1024 });
     expect(resolved.talk).toMatchObject({ maxStreams: 5000, maxStreamsPerClient: 50 });
     expect(resolved).toMatchObject({ rateLimit: false, shutdownGraceMs: 10_000, storage: { requireSynchronousCommit: false } });
     expect(resolved.cors).toBeUndefined();
@@ -72,6 +72,8 @@ describe('resolveOptions: invalid options fail startup with what to fix', () => 
     [{ agent, talk: { events: ['not an event'] } }, 'talk.events has an invalid event name "not an event"'],
     [{ agent, talk: { maxStreams: 0 } }, 'talk.maxStreams must be a positive integer, got 0'],
     [{ agent, limits: { maxJsonDepth: 1.5 } }, 'limits.maxJsonDepth must be a positive integer'],
+    [{ agent, limits: { lingeringCloseMs: 0 } }, 'limits.lingeringCloseMs must be a positive integer'],
+    [{ agent, limits: { lingeringCloseBytes: 'big' } }, 'limits.lingeringCloseBytes must be a positive integer'],
     [{ agent, rateLimit: { limit: 0, ttlMs: 1000 } }, 'rateLimit.limit must be a positive integer, got 0'],
     [{ agent, rateLimit: 'on' }, 'rateLimit must be { limit, ttlMs } or false'],
     [{ agent, cors: { origins: '*' }, news: { scope: 'session' } }, "cors.origins is '*' while news.scope is 'session'"],

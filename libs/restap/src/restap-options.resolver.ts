@@ -53,6 +53,8 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
     'news.maxWaitingPerClient': news?.maxWaitingPerClient,
     'limits.bodyBytes': options.limits?.bodyBytes,
     'limits.maxJsonDepth': options.limits?.maxJsonDepth,
+    'limits.lingeringCloseMs': options.limits?.lingeringCloseMs,
+    'limits.lingeringCloseBytes': options.limits?.lingeringCloseBytes,
     shutdownGraceMs: options.shutdownGraceMs,
   })) positiveInt(value, field);
   if (news?.scope !== undefined && news.scope !== 'global' && news.scope !== 'session') {
@@ -101,7 +103,12 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
     },
     packages: options.packages?.map((p) => ({ ...p })),
     protocols,
-    limits: { bodyBytes: options.limits?.bodyBytes ?? 1024 * 1024, maxJsonDepth: options.limits?.maxJsonDepth ?? 64 },
+    limits: {
+      bodyBytes: options.limits?.bodyBytes ?? 1024 * 1024,
+      maxJsonDepth: options.limits?.maxJsonDepth ?? 64,
+      lingeringCloseMs: options.limits?.lingeringCloseMs ?? 10_000,
+      lingeringCloseBytes: options.limits?.lingeringCloseBytes ?? 16 * 1024 * 1024,
+    },
     rateLimit,
     ...(cors ? { cors } : {}),
     guards: [...(options.guards ?? [])],

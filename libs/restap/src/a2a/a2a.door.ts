@@ -21,6 +21,7 @@ import { RemoteCancels } from './remote-cancels';
 import { buildAgentCard, cardFor } from './agent-card.factory';
 import { DoorJsonBody } from '../http/door-json.body';
 import { failDoorRequest as fail } from '../http/door-failure';
+import { lingeringClose } from '../http/lingering-close';
 import { isValidHost } from '../http/host-header';
 import { DoorStreams } from '../http/door-streams';
 import { StreamListenerBusManager } from './stream-listener.bus';
@@ -128,7 +129,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     if (path !== this.options.a2a.path || !this.rpc) return next();
     if (req.method !== 'POST') return fail(res, new MethodNotAllowedException(['POST'], `${req.method} is not allowed here: the A2A JSON-RPC endpoint takes POST.`));
     if (this.drain.isDraining()) {
-      res.setHeader('Connection', 'close');
+      lingeringClose(res, this.options.limits);
       return fail(res, new ShuttingDownException());
     }
     this.rateLimit.limit(req, res, 'a2a', () => this.body(req, res, next));
@@ -162,6 +163,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
   private body(req: Request, res: Response, next: () => void): void {
     if (!typeIs.hasBody(req)) return next();
     if (!typeIs(req, ['application/json', 'application/*+json'])) {
+      lingeringClose(res, this.options.limits);
       return fail(res, new UnsupportedMediaTypeException(`Content-Type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: A2A messages are application/json (or application/a2a+json).`));
     }
     this.json.read(req, res, next, (error) => fail(res, error));

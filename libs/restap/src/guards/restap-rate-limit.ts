@@ -5,6 +5,7 @@ import { RESTAP_OPTIONS } from '../restap.constants';
 import { TooManyRequestsException } from '../exceptions';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import { writeRestapError } from '../http/restap-error.writer';
+import { lingeringClose } from '../http/lingering-close';
 import type { RouteMatch } from '../restap/http/restap-paths';
 
 /** Token of the store the module's rate limit counts hits in (a `@nestjs/throttler` ThrottlerStorage). */
@@ -54,7 +55,7 @@ export class RestapRateLimit {
       ({ totalHits, timeToExpire, isBlocked, timeToBlockExpire }) => {
         if (isBlocked) {
           const seconds = Math.max(1, Math.ceil(timeToBlockExpire));
-          res.setHeader('Connection', 'close'); // its body, if any, is never read
+          lingeringClose(res, this.options.limits); // its body, if any, is never read
           return writeRestapError(
             res,
             new TooManyRequestsException(

@@ -116,6 +116,15 @@ export interface RestapLimitsOptions {
   bodyBytes?: number;
   /** Deepest nesting of arrays and objects in a JSON body (400 invalid_request past it). @default 64 */
   maxJsonDepth?: number;
+  /**
+   * A refusal answered before the body is read (413, 415, 429, 503) closes the connection, but
+   * first keeps reading and dropping what the client still sends (a lingering close, as nginx
+   * does), so a client still writing its body reads the answer instead of a connection reset. At
+   * most this long after the answer, ms. @default 10000
+   */
+  lingeringCloseMs?: number;
+  /** At most this many bytes read and dropped by a lingering close (see `lingeringCloseMs`). @default 16777216 (16 MiB) */
+  lingeringCloseBytes?: number;
 }
 
 /**

@@ -5,6 +5,7 @@ import { RESTAP_OPTIONS } from '../restap.constants';
 import { ShuttingDownException } from '../exceptions';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import { writeRestapError } from '../http/restap-error.writer';
+import { lingeringClose } from '../http/lingering-close';
 import type { RouteMatch } from '../restap/http/restap-paths';
 
 /** A running /talk turn as the drain sees it: it can be told to stop. */
@@ -116,7 +117,7 @@ export class RestapDrain implements BeforeApplicationShutdown {
   /** Called by the front door for requests on the module's paths: 503 for new work while draining. */
   refuseWhileDraining(res: Response, next: NextFunction, match: RouteMatch): void {
     if (!this.draining || match.route === 'catalog') return next();
-    res.setHeader('Connection', 'close');
+    lingeringClose(res, this.options.limits);
     writeRestapError(res, new ShuttingDownException());
   }
 }

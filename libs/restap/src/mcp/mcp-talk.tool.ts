@@ -71,10 +71,11 @@ async function runTurn(talk: TalkService, args: { message: string; session_id?: 
     signal.addEventListener('abort', stop, { once: true });
     const progressToken = ctx.mcpReq._meta?.progressToken;
     let written = 0;
-    const emit = async (chunk: TalkChunk): Promise<void> => {
-      if (progressToken === undefined || chunk.event !== 'message.delta' || !chunk.text) return;
+    // A promise only when a notification is sent: the turn awaits what emit hands back, if anything.
+    const emit = (chunk: TalkChunk): Promise<void> | undefined => {
+      if (progressToken === undefined || chunk.event !== 'message.delta' || !chunk.text) return undefined;
       written += chunk.text.length;
-      await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: written, message: chunk.text } });
+      return ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: written, message: chunk.text } });
     };
     const result = await turn.run(emit).finally(() => signal.removeEventListener('abort', stop));
     if (result.status === 'aborted') return toolError('The turn was cancelled before the reply was complete.', 'aborted', 499);

@@ -19,6 +19,7 @@ import { McpServerFactory } from './mcp-server.factory';
 import { McpNewsNotifier } from './mcp-news.notifier';
 import { DoorJsonBody } from '../http/door-json.body';
 import { failDoorRequest as fail } from '../http/door-failure';
+import { lingeringClose } from '../http/lingering-close';
 import { isValidHost } from '../http/host-header';
 import { logLine } from '../http/log-line';
 import { DoorStreams } from '../http/door-streams';
@@ -112,7 +113,7 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
     if (applyMcpCors(req, res)) return;
     if (req.method === 'OPTIONS') return fail(res, new MethodNotAllowedException(MCP_METHODS));
     if (this.drain.isDraining()) {
-      res.setHeader('Connection', 'close');
+      lingeringClose(res, this.options.limits);
       return fail(res, new ShuttingDownException());
     }
     // Counted before the body is read, as on /talk and /news: an over-quota client costs no upload.
@@ -160,6 +161,7 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
   private body(req: Request, res: Response, next: () => void): void {
     if (req.method !== 'POST' || !typeIs.hasBody(req)) return next();
     if (!typeIs(req, ['application/json', 'application/*+json'])) {
+      lingeringClose(res, this.options.limits);
       return fail(res, new UnsupportedMediaTypeException(`Content-Type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: MCP messages are application/json.`));
     }
     this.json.read(req, res, next, (error) => fail(res, error));

@@ -68,6 +68,46 @@ describe('TalkRun: one handler invocation with its signal and deadline', () => {
     expect(run.signal.reason).toMatchObject({ name: 'TimeoutError' });
   });
 
+  describe('issue 32, item 8 — backpressure never suspends the deadline or the drain', () => {
+    const endless = (): AsyncGenerator<string> => (async function* () { for (;;) yield 'x'; })();
+    const stalled = (): Promise<void> => new Promise<void>(() => undefined); // a client that never reads again
+
+    it('a transport stuck waiting on its client ends the turn at timeoutMs, as an error with the text so far', async () => {
+      const run = new TalkRun(80);
+      const started = Date.now();
+      let handed = 0;
+      const outcome = await run.pump(endless, () => (++handed < 3 ? undefined : stalled()));
+      expect(outcome).toMatchObject({ status: 'error', text: 'xxx', stopped: 'timeout' });
+      expect(Date.now() - started).toBeLessThan(1000);
+      expect(run.signal.reason).toMatchObject({ name: 'TimeoutError' });
+    });
+
+    it('a whole-string reply whose hand-over never completes ends at timeoutMs too', async () => {
+      const started = Date.now();
+      expect(await new TalkRun(60).pump(() => 'whole', stalled)).toMatchObject({ status: 'error', text: 'whole', stopped: 'timeout' });
+      expect(Date.now() - started).toBeLessThan(1000);
+    });
+
+    it('stop("shutdown") ends a turn whose transport is waiting, at once', async () => {
+      const run = new TalkRun(60_000);
+      const pumping = run.pump(endless, stalled);
+      await sleep(20);
+      const stopped = Date.now();
+      run.stop('shutdown');
+      expect(await pumping).toMatchObject({ status: 'error', text: 'x', stopped: 'shutdown' });
+      expect(Date.now() - stopped).toBeLessThan(100);
+    });
+
+    it('a transport that does not wait hands back nothing, and every chunk still arrives in order', async () => {
+      const seen: string[] = [];
+      const outcome = await new TalkRun(1000).pump(() => (async function* () { yield 'a'; yield 'b'; yield 'c'; })(), (chunk) => {
+        seen.push(chunk.event === 'message.delta' ? chunk.text : chunk.event);
+        return seen.length === 2 ? sleep(5) : undefined;
+      });
+      expect([outcome, seen]).toEqual([{ status: 'complete', text: 'abc' }, ['a', 'b', 'c']]);
+    });
+  });
+
   it('a turn stopped before the handler runs never invokes it', async () => {
     const run = new TalkRun(1000);
     run.stop('disconnect');

@@ -18,8 +18,10 @@ const STOPPED = Symbol('stopped');
 
 /**
  * One handler invocation: owns the turn's AbortSignal and deadline, pulls the handler's output
- * chunk by chunk and hands each to the transport. A stop (client disconnect or timeout) fires
- * the signal, stops waiting for the handler at once and cancels its stream.
+ * chunk by chunk and hands each to the transport. A stop (client disconnect, timeout or shutdown)
+ * fires the signal, stops waiting for the handler — and for a transport whose client stopped
+ * reading — at once, and cancels the handler's stream: backpressure never holds a turn past its
+ * deadline or the drain.
  */
 export class TalkRun {
   /** Made when the signal is first read (or the turn stops): a handler that never reads `ctx.signal` costs none. */
@@ -51,8 +53,9 @@ export class TalkRun {
   }
 
   /**
-   * Invokes the handler and feeds `emit` every chunk, awaiting it (backpressure). Never throws:
-   * handler failures come back as an 'error' outcome.
+   * Invokes the handler and feeds `emit` every chunk, awaiting the promise it returns, if any
+   * (backpressure), until the turn stops. Never throws: handler failures come back as an 'error'
+   * outcome.
    */
   async pump(invoke: () => unknown, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TalkOutcome> {
     let text = '';
@@ -72,7 +75,7 @@ export class TalkRun {
         const handed = emit(chunk);
         if (handed) {
           timer = setTimeout(() => this.stop('timeout'), Math.max(0, this.timeoutMs - (Date.now() - startedAt)));
-          await handed;
+          await this.orStop(handed);
         }
         return this.outcome(text);
       }
@@ -88,7 +91,9 @@ export class TalkRun {
         const chunk = normalizeChunk(step.value);
         if (!chunk) continue;
         if (chunk.event === 'message.delta') text += chunk.text;
-        await emit(chunk);
+        // Only a transport that must wait hands back a promise: no await per chunk otherwise.
+        const handed = emit(chunk);
+        if (handed) await this.orStop(handed);
         if (this.stopReason) break;
       }
     } catch (error) {
@@ -103,9 +108,15 @@ export class TalkRun {
   /** The source's next value, or STOPPED as soon as the turn stops, whichever comes first. */
   private nextOrStop(source: ChunkSource): Promise<IteratorResult<unknown> | typeof STOPPED> {
     if (this.reason) return Promise.resolve(STOPPED);
+    return this.orStop(source.next());
+  }
+
+  /** `pending`'s value, or STOPPED as soon as the turn stops, whichever comes first. */
+  private orStop<T>(pending: PromiseLike<T>): Promise<T | typeof STOPPED> {
+    if (this.reason) return Promise.resolve(STOPPED);
     return new Promise((resolve, reject) => {
       this.interrupt = () => resolve(STOPPED);
-      source.next().then(resolve, reject);
+      pending.then(resolve, reject);
     });
   }
 

@@ -6,6 +6,8 @@ import { RESTAP_OPTIONS } from '../../restap.constants';
 import { InvalidJsonException, InvalidRequestException, PayloadTooLargeException, UnsupportedMediaTypeException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { writeRestapError } from '../../http/restap-error.writer';
+import { lingeringClose, type LingeringCloseLimits } from '../../http/lingering-close';
+import { declaredTooLarge } from '../../http/declared-length';
 import type { RouteMatch } from './restap-paths';
 import { withinDepth } from '../../core/text/json-depth';
 
@@ -23,11 +25,13 @@ export class RestapBodyParser {
   private readonly parse: RequestHandler;
   private readonly maxDepth: number;
   private readonly maxBytes: number;
+  private readonly limits: LingeringCloseLimits;
 
   constructor(@Inject(RESTAP_OPTIONS) options: ResolvedRestapOptions) {
     this.parse = bodyParser.json({ limit: options.limits.bodyBytes, strict: false, type: () => true });
     this.maxDepth = options.limits.maxJsonDepth;
     this.maxBytes = options.limits.bodyBytes;
+    this.limits = options.limits;
   }
 
   /** Called by the front door for requests on the module's paths; parses POST bodies of /talk and /news. */
@@ -35,12 +39,14 @@ export class RestapBodyParser {
     if (req.method !== 'POST' || match.subpath || match.route === 'catalog') return next();
     if (!typeIs.hasBody(req)) return next();
     if (!typeIs(req, JSON_TYPES)) {
+      // Its body is never read: the connection closes after the answer (lingering, so the client reads it).
+      lingeringClose(res, this.limits);
       return writeRestapError(res, new UnsupportedMediaTypeException(`Content-Type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: send the body as application/json.`));
     }
     if (declaredTooLarge(req, this.maxBytes)) {
       // body-parser would read (and discard) the whole declared body before answering: answer now,
       // and close the connection rather than read an upload nobody will use.
-      res.setHeader('Connection', 'close');
+      lingeringClose(res, this.limits);
       return writeRestapError(res, new PayloadTooLargeException(`The request body is larger than the ${this.maxBytes} bytes allowed.`));
     }
     this.parse(req, res, (error?: unknown) => {
@@ -67,11 +73,4 @@ export class RestapBodyParser {
       }
     });
   }
-}
-
-/** True when an uncompressed body's Content-Length already says it is over `max` bytes (as body-parser checks it). */
-function declaredTooLarge(req: Request, max: number): boolean {
-  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
-  const length = Number(req.headers['content-length']);
-  return encoding === 'identity' && Number.isFinite(length) && length > max;
 }

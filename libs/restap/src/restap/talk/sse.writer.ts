@@ -7,8 +7,10 @@ const HEARTBEAT = ': heartbeat\n\n';
 /**
  * Writes SSE frames straight to the response (spec, "SSE wire format"): an `event:` line, one
  * `data:` line with the JSON payload (which repeats the event name), a blank line. Each frame is
- * written as it comes, waiting for `drain` when the socket is full; a heartbeat comment goes out
- * after `heartbeatMs` without any write. Once the client is gone, nothing more is written.
+ * written as it comes; `send` hands back a promise only when the socket is full (it settles on
+ * `drain`), so the producer can wait; a heartbeat comment goes out after `heartbeatMs` without any
+ * write. Once the client is gone, nothing more is written. A client that stopped reading does
+ * not hold the stream past its end (see `end`).
  */
 export class SseWriter {
   private heartbeat?: NodeJS.Timeout;
@@ -38,27 +40,50 @@ export class SseWriter {
     return this.ended || this.res.destroyed || this.res.writableEnded;
   }
 
-  /** Writes one frame; resolves once the socket takes more (or the client is gone). */
-  async send(event: string, payload: Record<string, unknown> = {}): Promise<void> {
-    if (this.closed) return;
-    const { event: _ignored, ...fields } = payload;
-    await this.write(`event: ${event}\ndata: ${JSON.stringify({ event, ...fields })}\n\n`);
-  }
-
-  /** Ends the response and stops the heartbeat. */
-  end(): void {
-    clearTimeout(this.heartbeat);
-    if (this.closed) return;
-    this.ended = true;
-    this.res.end();
-  }
-
-  private async write(data: string): Promise<void> {
+  /**
+   * Writes one frame. Returns undefined when the socket took it, or a promise that settles once
+   * the socket takes more (or the client is gone): the producer's backpressure. No promise is
+   * made for a frame the socket took.
+   */
+  send(event: string, payload: Record<string, unknown> = {}): Promise<void> | undefined {
+    if (this.closed) return undefined;
     this.heartbeat?.refresh();
-    if (this.res.write(data)) return;
+    if (this.res.write(frame(event, payload))) return undefined;
+    return this.drained();
+  }
+
+  /** Writes one of the closing frames (`message.end`, `error`, `done`) without waiting: `end` follows. */
+  push(event: string, payload: Record<string, unknown> = {}): void {
+    if (!this.closed) this.res.write(frame(event, payload));
+  }
+
+  /**
+   * Ends the response. What the socket could not take at once gets one heartbeat interval to go
+   * out (the heartbeat timer becomes the deadline), then the socket is dropped: a client that
+   * stopped reading does not hold it. With `drop` (the agent is shutting down), a client that was
+   * not keeping up is dropped at once. Otherwise the heartbeat just stops.
+   */
+  end(drop = false): void {
+    const { res } = this;
+    if (this.closed) return clearTimeout(this.heartbeat);
+    this.ended = true;
+    const behind = res.writableNeedDrain;
+    res.end();
+    if (res.writableLength === 0 || !this.heartbeat) return clearTimeout(this.heartbeat);
+    if (drop && behind) {
+      clearTimeout(this.heartbeat);
+      res.destroy();
+      return;
+    }
+    this.heartbeat.refresh();
+    res.once('close', () => clearTimeout(this.heartbeat));
+  }
+
+  private drained(): Promise<void> {
     this.draining = true;
-    await new Promise<void>((resolve) => {
+    return new Promise<void>((resolve) => {
       const done = (): void => {
+        this.draining = false;
         this.res.off('drain', done);
         this.res.off('close', done);
         resolve();
@@ -66,13 +91,24 @@ export class SseWriter {
       this.res.on('drain', done);
       this.res.on('close', done);
     });
-    this.draining = false;
   }
 
   private beat(): void {
+    const { res } = this;
+    if (this.ended) {
+      // The flush deadline of a stalled reader (see end): what it did not take is dropped with the socket.
+      if (!res.writableFinished) res.destroy();
+      return;
+    }
     if (this.closed) return;
     // A full socket is not idle: skip, the pending frames keep the connection busy.
-    if (!this.draining) this.res.write(HEARTBEAT);
+    if (!this.draining) res.write(HEARTBEAT);
     this.heartbeat?.refresh();
   }
+}
+
+/** One SSE frame: `event:`, `data:` with the payload (whose `event` field is the event name), blank line. */
+function frame(event: string, payload: Record<string, unknown>): string {
+  const { event: _ignored, ...fields } = payload;
+  return `event: ${event}\ndata: ${JSON.stringify({ event, ...fields })}\n\n`;
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { RestapException } from '../../exceptions';
@@ -10,6 +10,7 @@ import { callerOf } from '../../core/caller';
 import { DoorStreams } from '../../http/door-streams';
 import { TalkService, type OpenTurn } from '../../core/talk/talk.service';
 import { writeJson } from '../../http/restap-json.writer';
+import { RestapDrain } from '../../lifecycle/restap-drain.service';
 import { negotiateTalkFormat, type TalkFormat } from './talk.negotiator';
 import { parseTalkRequest } from './talk-request.parser';
 import { SseWriter } from './sse.writer';
@@ -36,6 +37,7 @@ export class TalkResponder {
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly talk: TalkService,
     private readonly streams: DoorStreams,
+    @Optional() private readonly drain?: RestapDrain,
   ) {}
 
   /** Validates the body, the session_id and Accept; throws the matching RestapException. */
@@ -78,23 +80,30 @@ export class TalkResponder {
     writeJson(res, 200, JSON.stringify(body), VARY_ACCEPT);
   }
 
-  /** SSE: message.start at once, then deltas and optional events as produced, then message.end and done. */
+  /**
+   * SSE: message.start at once, then deltas and optional events as produced, then message.end and
+   * done — message.end only once the turn is stored: a reply that could not be stored ends with
+   * `error` (storage_unavailable) then `done`, as the JSON answer is a 503. The closing frames
+   * never wait for a client that stopped reading: the turn is over and stored, the stream ends
+   * (see SseWriter.end; during shutdown such a socket is dropped at once).
+   */
   private async stream(turn: OpenTurn, res: Response): Promise<void> {
     const sse = new SseWriter(res, this.options.talk.heartbeatMs);
     const session = turn.sessionId ? { session_id: turn.sessionId } : {};
     sse.open();
-    await sse.send('message.start', { id: turn.messageId, ...session });
-    const emit = (chunk: TalkChunk): Promise<void> =>
+    // Backpressure, if any, is felt by the first delta: the handler starts at once.
+    sse.send('message.start', { id: turn.messageId, ...session });
+    const emit = (chunk: TalkChunk): Promise<void> | undefined =>
       chunk.event === 'message.delta' ? sse.send(chunk.event, { id: turn.messageId, text: chunk.text }) : sse.send(chunk.event, chunk);
     const result = await turn.run(emit);
     if (result.status === 'aborted') return sse.end();
-    if (result.status === 'complete') await sse.send('message.end', { id: turn.messageId });
-    if (result.failure !== undefined) {
+    if (result.failure === undefined) sse.push('message.end', { id: turn.messageId });
+    else {
       const { body } = toErrorBody(result.failure);
-      await sse.send('error', { message: body.message, error: body.error });
+      sse.push('error', { message: body.message, error: body.error });
     }
-    await sse.send('done', session);
-    sse.end();
+    sse.push('done', session);
+    sse.end(this.drain?.isDraining());
   }
 
   private sendError(res: Response, error: unknown, turn?: OpenTurn): void {
