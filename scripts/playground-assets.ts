@@ -1,5 +1,5 @@
-// Writes libs/restap/src/playground/playground-sources.generated.ts from the files in
-// libs/restap/src/playground/assets/: the page's sources become string constants compiled into the
+// Writes libs/restap/src/doors/playground/playground-sources.generated.ts from the files in
+// libs/restap/src/doors/playground/assets/: the page's sources become string constants compiled into the
 // package, so `nest build`, `npm run build:lib`, a packed tarball and a bundler all carry them with
 // no asset-copy step. It first writes assets/wire.generated.js, the page's ES module of the wire
 // shapes it checks against (the catalog schema, the capability-id pattern, the required SSE events,
@@ -20,7 +20,7 @@ import {
   TALK_CAPABILITY_ID,
 } from '../libs/restap-wire/src/constants';
 
-export const PLAYGROUND_DIR = join(__dirname, '../libs/restap/src/playground');
+export const PLAYGROUND_DIR = join(__dirname, '../libs/restap/src/doors/playground');
 export const GENERATED_FILE = join(PLAYGROUND_DIR, 'playground-sources.generated.ts');
 /** The page's module of wire values, beside the hand-written assets that import it. */
 export const WIRE_ASSET = 'wire.generated.js';

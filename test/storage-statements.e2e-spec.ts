@@ -12,8 +12,8 @@ import { isStorageError } from '../libs/restap/src/persistence/storage-errors';
 import { useSampleAgent } from './support/sample-app';
 import { Role, TaskState, type Task } from '@a2a-js/sdk';
 import { ServerCallContext } from '@a2a-js/sdk/server';
-import { A2aTaskStore } from '../libs/restap/src/a2a/a2a-task.store';
-import { A2aCaller } from '../libs/restap/src/a2a/a2a-caller';
+import { A2aTaskStore } from '../libs/restap/src/doors/a2a/a2a-task.store';
+import { A2aCaller } from '../libs/restap/src/doors/a2a/a2a-caller';
 import { usingServer } from './support/test-database';
 
 /** RestapSql that records each statement it sends on to PostgreSQL. */

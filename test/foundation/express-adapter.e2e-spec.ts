@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import express, { type Express, type Request, type Response } from 'express';
 import { RestapExpressAdapter } from 'nestjs-restap';
-import { buildsOnExpressPrototypes } from '../../libs/restap/src/http/restap-express.adapter';
-import { expressMessageClasses } from '../../libs/restap/src/http/express-message-classes';
+import { buildsOnExpressPrototypes } from '../../libs/restap/src/doors/kit/http/restap-express.adapter';
+import { expressMessageClasses } from '../../libs/restap/src/doors/kit/http/express-message-classes';
 import { listen } from '../support/sample-app';
 
 /** What the handler saw of its request: prototypes and a few Express APIs. */

@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import type { RestapModuleOptions } from 'nestjs-restap';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { postNews } from '../fixtures/news-http';
-import { RestapDrain } from '../../libs/restap/src/lifecycle/restap-drain.service';
+import { RestapDrain } from '../../libs/restap/src/core/lifecycle/restap-drain.service';
 import { startReliabilityApp, type ReliabilityApp } from './support/reliability-app';
 import { fetchFromAnotherProcess, type FetchOutcome } from './support/other-process-fetch';
 

@@ -1,7 +1,7 @@
 import { ExpressAdapter } from '@nestjs/platform-express';
 import express from 'express';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
-import { RestapDrain } from '../../libs/restap/src/lifecycle/restap-drain.service';
+import { RestapDrain } from '../../libs/restap/src/core/lifecycle/restap-drain.service';
 import { contractViolation, rawRequest, type RawAnswer } from './support/raw-http';
 import { startReliabilityApp, type ReliabilityApp } from './support/reliability-app';
 

@@ -1,4 +1,4 @@
-import { RestapBootstrapError } from './core/registry/restap-bootstrap.error';
+import { RestapBootstrapError } from './exceptions/restap-bootstrap.error';
 import { resolveOptions } from './restap-options.resolver';
 import type { RestapModuleOptions } from './interfaces/restap-options.interface';
 

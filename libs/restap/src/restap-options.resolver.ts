@@ -1,5 +1,5 @@
 import { CAPABILITY_ID_PATTERN } from './restap.constants';
-import { RestapBootstrapError } from './core/registry/restap-bootstrap.error';
+import { RestapBootstrapError } from './exceptions/restap-bootstrap.error';
 import type { ResolvedRestapA2aOptions, ResolvedRestapOptions, RestapCorsOptions, RestapMcpOptions, RestapModuleOptions, RestapPlaygroundOptions, RestapRateLimitOptions } from './interfaces/restap-options.interface';
 
 const positiveInt = (value: unknown, field: string, required = false): void => {

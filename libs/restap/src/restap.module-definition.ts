@@ -2,7 +2,7 @@ import { ConfigurableModuleBuilder } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { RESTAP_ENTITIES } from './persistence';
 import { RESTAP_DATA_SOURCE, restapDataSourceProvider } from './persistence/restap-data-source';
-import { createRestapControllers } from './restap/restap.controllers';
+import { createRestapControllers } from './doors/restap/restap.controllers';
 import type { RestapModuleExtras, RestapModuleOptions } from './interfaces/restap-options.interface';
 
 /** forRoot / forRootAsync, typed options and the options token, from Nest's own builder. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { RESTAP_OPTIONS } from '../restap.constants';
-import { RestapBootstrapError } from '../core/registry/restap-bootstrap.error';
+import { RestapBootstrapError } from '../exceptions/restap-bootstrap.error';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import { RESTAP_COLUMNS, RESTAP_TABLES } from './index';
 import { RestapSql, statement } from './restap-sql';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { integerText } from '../core/text/integer-text';
+import { integerText } from '../text/integer-text';
 import { RestapSql, statement, type RestapStatement } from './restap-sql';
 import { GroupCommit, sharedReads } from './group-commit';
 import { APPEND_FEED_SQL, APPEND_GLOBAL_SQL, FIND_BY_KEY_SQL, FRESH_SQL, PAGE_ALL_SQL, PAGE_FEED_SQL, WATERMARKS_SQL, pageSql, pageTextSql, recentSql } from './typeorm-news.sql';

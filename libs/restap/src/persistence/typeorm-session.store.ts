@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { GroupCommit } from './group-commit';
 import { RestapSql, statement, type RestapStatement } from './restap-sql';
-import { toStorableText } from '../core/text/storable-text';
+import { toStorableText } from '../text/storable-text';
 import type { TalkRole, TalkToolStep, TalkTurn, TalkTurnStatus } from '../interfaces/talk.interface';
 import type { NewTalkTurn, SessionStore, TurnSideRow, TurnSideTable } from './session.store';
 

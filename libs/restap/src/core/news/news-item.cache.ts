@@ -1,6 +1,6 @@
 import type { NewsItem } from '../../interfaces/news.interface';
 import type { StoredNews } from '../../persistence/news.store';
-import { withinDepth } from '../text/json-depth';
+import { withinDepth } from '../../text/json-depth';
 import { toNewsItem } from './news-page.writer';
 
 interface Entry {

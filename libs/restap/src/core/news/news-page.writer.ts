@@ -1,6 +1,6 @@
 import type { NewsItem } from '../../interfaces/news.interface';
 import type { StoredNews } from '../../persistence/news.store';
-import { integerText } from '../text/integer-text';
+import { integerText } from '../../text/integer-text';
 
 /** The public id of a stored item. */
 export const newsIdOf = (id: string): string => `news_${id}`;

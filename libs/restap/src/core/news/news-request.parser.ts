@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { InvalidRequestException, InvalidSinceException } from '../../exceptions';
-import { assertStorableText } from '../text/storable-text';
+import { assertStorableText } from '../../text/storable-text';
 
 /** Fields the server assigns; a client sending them is told so rather than silently overruled. */
 const SERVER_FIELDS = ['timestamp', 'news_id'] as const;

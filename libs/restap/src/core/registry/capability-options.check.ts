@@ -1,5 +1,5 @@
 import { CAPABILITY_OPTION_KEYS, type CapabilityOptions } from '../../interfaces/capability-options.interface';
-import { RestapBootstrapError } from './restap-bootstrap.error';
+import { RestapBootstrapError } from '../../exceptions/restap-bootstrap.error';
 
 /** Catalog fields `extra` may not override: they identify the capability and where it is served. */
 const RESERVED_EXTRA_KEYS = new Set(['id', 'title', 'method', 'endpoint']);

@@ -2,7 +2,7 @@ import type { Type } from '@nestjs/common';
 import type { JsonSchema } from '../../interfaces/catalog.interface';
 import type { CapabilityOutput } from '../../interfaces/capability-options.interface';
 import { DtoSchemaFactory } from '../../schema/dto-schema.factory';
-import { RestapBootstrapError } from './restap-bootstrap.error';
+import { RestapBootstrapError } from '../../exceptions/restap-bootstrap.error';
 
 /** What a route answers: one item type, or a JSON array of it. */
 export interface OutputShape {

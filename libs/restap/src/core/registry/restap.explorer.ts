@@ -8,7 +8,7 @@ import type { CapabilityOptions } from '../../interfaces/capability-options.inte
 import { DtoSchemaFactory } from '../../schema/dto-schema.factory';
 import { assertCapabilityOptionKeys } from './capability-options.check';
 import { explicitOutput, outputSchemaOf, swaggerOutput, type OutputShape } from './capability-output';
-import { RestapBootstrapError } from './restap-bootstrap.error';
+import { RestapBootstrapError } from '../../exceptions/restap-bootstrap.error';
 import { RestapMetadataAccessor, RouteArgument } from './restap-metadata.accessor';
 import { RestapRegistry } from './restap.registry';
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { RESTAP_OPTIONS } from '../../restap.constants';
-import { RestapBootstrapError } from '../registry/restap-bootstrap.error';
+import { RestapBootstrapError } from '../../exceptions/restap-bootstrap.error';
 import { RestapRegistry } from '../registry/restap.registry';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 

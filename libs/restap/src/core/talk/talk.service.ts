@@ -9,13 +9,13 @@ import { RESTAP_SESSION_STORE, type NewTalkTurn, type SessionStore, type TurnSid
 import { isStorageError } from '../../persistence/storage-errors';
 import { hashSessionId, mintSessionId } from '../../sessions/session-id';
 import { randomToken } from '../../sessions/random-token';
-import { RestapDrain } from '../../lifecycle/restap-drain.service';
+import { RestapDrain } from '../lifecycle/restap-drain.service';
 import type { RestapCaller } from '../caller';
 import { CapabilityTools } from '../tools/capability-tools';
 import { createTalkTools, ToolStepLog } from '../tools/talk-tools';
 import { RestapRegistry, type RegisteredHandler } from '../registry/restap.registry';
 import { createTalkContext, NONE } from './talk.context';
-import { assertStorableText } from '../text/storable-text';
+import { assertStorableText } from '../../text/storable-text';
 import { RESTAP_TALK_NEWS_SOURCE, type TalkNewsSource } from './talk-news.source';
 import { TalkRun, type TalkOutcome, type TalkStopReason } from './talk.run';
 

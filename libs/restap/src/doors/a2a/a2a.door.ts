@@ -1,0 +1,271 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { AGENT_CARD_PATH, AgentCard } from '@a2a-js/sdk';
+import type * as A2aExpress from '@a2a-js/sdk/server/express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import typeIs from 'type-is';
+import { RESTAP_OPTIONS, SESSION_ID_PATTERN } from '../../restap.constants';
+import { mintSessionId } from '../../sessions/session-id';
+import { RestapRegistry } from '../../core/registry/restap.registry';
+import { InvalidRequestException, MethodNotAllowedException, ShuttingDownException, UnsupportedMediaTypeException } from '../../exceptions';
+import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import { RestapDrain } from '../../core/lifecycle/restap-drain.service';
+import { RestapRateLimit } from '../kit/rate-limit/restap-rate-limit';
+import { A2aCaller } from './a2a-caller';
+import { DoorGuards } from '../kit/guards/door-guards';
+import { A2aTaskStore } from './a2a-task.store';
+import { ReplicaAwareRequestHandler } from './replica-aware.handler';
+import { A2aRequestCheck } from './a2a-request.check';
+import { TalkExecutor } from './talk.executor';
+import { RemoteCancels } from './remote-cancels';
+import { buildAgentCard, cardFor } from './agent-card.factory';
+import { DoorJsonBody } from '../kit/http/door-json.body';
+import { failDoorRequest as fail } from '../kit/http/door-failure';
+import { lingeringClose } from '../kit/http/lingering-close';
+import { isValidHost } from '../kit/http/host-header';
+import { DoorStreams } from '../kit/http/door-streams';
+import { StreamListenerBusManager } from './stream-listener.bus';
+
+const CARD_PATH = `/${AGENT_CARD_PATH}`;
+/** Card handlers kept per origin (Host header): past this, cards are built per request. */
+const MAX_ORIGINS = 16;
+/** Past a turn's timeout, how long a task may stay silent before its runner counts as gone. */
+const ORPHAN_MARGIN_MS = 30_000;
+
+/** The handler the host's guards see on the A2A endpoint (`context.getClass()`). */
+class A2aEndpoint {
+  handle(): void {
+    // never called: the SDK's handler answers
+  }
+}
+
+/**
+ * The A2A door on the host's Express app, with the official SDK doing the protocol: the agent card
+ * (`agentCardHandler`, public like the RESTAP catalog) and the JSON-RPC endpoint (`jsonRpcHandler`
+ * over a `DefaultRequestHandler`, 1.0 and 0.3 clients).
+ *
+ * It sits on the host's HTTP adapter in two places, as /talk does: while the application is
+ * created, ahead of the host's middleware and body parsers, the card, and on the endpoint the
+ * checks that must come before a body is read — the method (405), the shutdown drain (503), the
+ * rate limit (its own count, `a2a`), the body (415 unless JSON or an A2A JSON type,
+ * `limits.bodyBytes`, `limits.maxJsonDepth`); then, once Nest has registered the host's middleware
+ * and routes (`onModuleInit`), the endpoint itself: the host's guards, the open-stream caps for
+ * streaming calls (429), then the SDK. So the host's own middleware (`app.use()` in main.ts,
+ * `MiddlewareConsumer`) runs between the two, exactly as it does before a controller route.
+ * Refusals before the SDK are `{"error","message"}` JSON like every RESTAP route; what the SDK
+ * answers is JSON-RPC.
+ */
+@Injectable()
+export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
+  private readonly logger = new Logger('Restap');
+  private readonly json: DoorJsonBody;
+  private card?: AgentCard;
+  private rpc?: RequestHandler;
+  private readonly cards = new Map<string, RequestHandler>();
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    private readonly registry: RestapRegistry,
+    private readonly guards: DoorGuards,
+    private readonly tasks: A2aTaskStore,
+    private readonly executor: TalkExecutor,
+    private readonly remote: RemoteCancels,
+    private readonly drain: RestapDrain,
+    private readonly rateLimit: RestapRateLimit,
+    private readonly streams: DoorStreams,
+  ) {
+    this.json = new DoorJsonBody(options.limits);
+    if (!options.a2a.enabled) return;
+    adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.admit(req, res, next));
+  }
+
+  /** After Nest registered the host's middleware and routes: the endpoint, behind them. */
+  onModuleInit(): void {
+    if (!this.options.a2a.enabled) return;
+    this.adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.serveEndpoint(req, res, next));
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.options.a2a.enabled) return;
+    const talk = this.options.talk.enabled && this.registry.getTalkHandler() !== undefined;
+    this.card = buildAgentCard({ options: this.options, capabilities: this.registry.getCapabilities(), talk });
+    // The request handler checks versions and streaming against the card; its URLs are not used.
+    const handler = new ReplicaAwareRequestHandler(
+      cardFor(this.card, this.options.a2a.baseUrl ?? 'http://localhost', this.options.a2a.path),
+      this.tasks,
+      this.executor,
+      // One scope for every caller: the task store decides who may see a task, before any bus is used.
+      // Listeners: one per open stream (capped by talk.maxStreams), plus a few of the SDK's own.
+      new StreamListenerBusManager(this.options.talk.maxStreams + 10),
+      // A running turn saves at least every talk.timeoutMs (it ends then): silent longer, its instance is gone.
+      this.options.talk.timeoutMs + ORPHAN_MARGIN_MS,
+      this.remote,
+    );
+    this.rpc = sdkExpress().jsonRpcHandler({
+      requestHandler: handler,
+      userBuilder: async (req) => this.callerOf(req),
+      legacyCompat: { enabled: true },
+    });
+    this.rpc = new A2aRequestCheck(this.card, this.options.a2a.path, this.options.a2a).guard(this.rpc);
+    this.logger.log(`A2A: agent card at ${CARD_PATH}, JSON-RPC at ${this.options.a2a.path}`);
+    if (this.options.a2a.baseUrl === undefined && process.env.NODE_ENV === 'production') {
+      this.logger.warn('A2A: a2a.baseUrl is not set, so the card\'s URLs come from each request\'s Host header: set it to the public URL clients reach the agent by.');
+    }
+  }
+
+  private isEndpoint(req: Request): boolean {
+    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
+    return path === this.options.a2a.path && this.rpc !== undefined;
+  }
+
+  /** The card, and the endpoint's checks before the host's middleware (no body is read unless they pass). */
+  private admit(req: Request, res: Response, next: NextFunction): void {
+    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
+    if ((path === CARD_PATH || path === `${this.options.a2a.path}${CARD_PATH}`) && (req.method === 'GET' || req.method === 'HEAD') && this.card) {
+      const handler = this.cardHandler(req, res);
+      return handler ? mounted(handler, req, res, next) : undefined;
+    }
+    if (path !== this.options.a2a.path || !this.rpc) return next();
+    if (req.method !== 'POST') return fail(res, new MethodNotAllowedException(['POST'], `${req.method} is not allowed here: the A2A JSON-RPC endpoint takes POST.`));
+    if (this.drain.isDraining()) {
+      lingeringClose(res, this.options.limits);
+      return fail(res, new ShuttingDownException());
+    }
+    this.rateLimit.limit(req, res, 'a2a', () => this.body(req, res, next));
+  }
+
+  /** The endpoint, after the host's middleware: its guards, the stream caps, then the SDK. */
+  private serveEndpoint(req: Request, res: Response, next: NextFunction): void {
+    if (!this.isEndpoint(req)) return next();
+    const rpc = this.rpc as RequestHandler;
+    this.guards.check(req, res, A2aEndpoint).then(
+      () => {
+        try {
+          if (streams(req.body)) this.streams.hold(req, res);
+        } catch (error) {
+          return fail(res, error);
+        }
+        const minted = mintContextId(req.body);
+        if (minted) MINTED.set(req, minted);
+        mounted(rpc, req, res, (error?: unknown) => (error ? fail(res, error) : next()));
+      },
+      (error: unknown) => fail(res, error),
+    );
+  }
+
+  /**
+   * JSON bodies are read here, with the module's limits. A body must say it is JSON
+   * (`application/json`, or A2A's `application/a2a+json`): a browser page elsewhere can send
+   * `text/plain` or no type at all without asking (no CORS preflight), so anything else is 415
+   * before it is read — no capability runs for a cross-site form or `no-cors` fetch.
+   */
+  private body(req: Request, res: Response, next: () => void): void {
+    if (!typeIs.hasBody(req)) return next();
+    if (!typeIs(req, ['application/json', 'application/*+json'])) {
+      lingeringClose(res, this.options.limits);
+      return fail(res, new UnsupportedMediaTypeException(`Content-Type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: A2A messages are application/json (or application/a2a+json).`));
+    }
+    this.json.read(req, res, next, (error) => fail(res, error));
+  }
+
+  /**
+   * The SDK's card handler for the request's origin (1.0 card, or the 0.3 card to 0.3 clients).
+   * Without `a2a.baseUrl` the origin is the request's own scheme and `Host`, which must be a
+   * well-formed host[:port]: anything else (`user@evil.example`, markup) is refused with 400 and
+   * never written into a card that caches may keep. Undefined when it answered so.
+   */
+  private cardHandler(req: Request, res: Response): RequestHandler | undefined {
+    const { baseUrl } = this.options.a2a;
+    if (baseUrl === undefined && !isValidHost(req.headers.host)) {
+      fail(res, new InvalidRequestException('The Host header is not a valid host[:port].'));
+      return undefined;
+    }
+    const origin = baseUrl ?? `${req.protocol}://${req.headers.host as string}`;
+    let handler = this.cards.get(origin);
+    if (!handler) {
+      const card = servedCard(cardFor(this.card as AgentCard, origin, this.options.a2a.path));
+      handler = sdkExpress().agentCardHandler({ agentCardProvider: async () => card, legacyCompat: { enabled: true }, cache: { maxAge: maxAgeOf(this.options.catalogCacheControl) } });
+      if (this.cards.size < MAX_ORIGINS) this.cards.set(origin, handler);
+    }
+    return handler;
+  }
+
+  /** The SDK's `User` for a request: its identity (hashed in storage), headers, and the context it names. */
+  private callerOf(req: Request): A2aCaller {
+    const caller = { headers: req.headers, ip: req.ip };
+    return new A2aCaller(caller, this.options.a2a.identify(caller), contextHintOf(req.body), MINTED.get(req));
+  }
+}
+
+/**
+ * The card object handed to the SDK's card handler. The handler writes a 1.0 card with
+ * `JSON.stringify`, which would print the SDK's in-memory oneofs (`{ scheme: { $case, value } }`)
+ * instead of A2A JSON; a `toJSON` on the prototype makes it `AgentCard.toJSON`, while the 0.3
+ * translation still reads the plain fields.
+ */
+function servedCard(card: AgentCard): AgentCard {
+  const proto = { toJSON(this: AgentCard) { return AgentCard.toJSON(this); } };
+  return Object.assign(Object.create(proto) as AgentCard, card);
+}
+
+/**
+ * The SDK's Express handlers, loaded when the door is enabled: that module requires `express`
+ * itself (an optional peer of the SDK), which a host without the A2A door need not resolve from there.
+ */
+function sdkExpress(): typeof A2aExpress {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, on purpose
+  return require('@a2a-js/sdk/server/express') as typeof A2aExpress;
+}
+
+/** Runs one of the SDK's routers (which serve their own root) on the request, as if mounted at its path. */
+function mounted(handler: RequestHandler, req: Request, res: Response, next: (error?: unknown) => void): void {
+  const url = req.url;
+  const query = url.indexOf('?');
+  req.url = query === -1 ? '/' : `/${url.slice(query)}`;
+  void handler(req, res, (error?: unknown) => {
+    req.url = url;
+    next(error);
+  });
+}
+
+const SEND_METHODS = new Set(['SendMessage', 'SendStreamingMessage', 'message/send', 'message/stream']);
+
+/** Methods whose answer is a stream that stays open while the task runs (1.0 and 0.3 names). */
+const STREAM_METHODS = new Set(['SendStreamingMessage', 'SubscribeToTask', 'message/stream', 'tasks/resubscribe']);
+
+/** True for a JSON-RPC call whose answer is an open stream (it takes one of the door streams' slots). */
+function streams(body: unknown): boolean {
+  const method = (body as { method?: unknown } | undefined)?.method;
+  return typeof method === 'string' && STREAM_METHODS.has(method);
+}
+
+/** The context id the door minted for a request (see mintContextId), for its A2aCaller. */
+const MINTED = new WeakMap<Request, string>();
+
+/**
+ * A message that starts a conversation (no contextId, no taskId) gets a session id minted by the
+ * session rules as its contextId, before the SDK would draw a UUID: the context is the session.
+ * Returns the id minted, if any.
+ */
+function mintContextId(body: unknown): string | undefined {
+  const rpc = body as { method?: unknown; params?: { message?: { contextId?: unknown; taskId?: unknown } } } | undefined;
+  const message = rpc?.params?.message;
+  if (typeof rpc?.method !== 'string' || !SEND_METHODS.has(rpc.method) || !message || typeof message !== 'object') return undefined;
+  if (message.contextId || message.taskId) return undefined;
+  const minted = mintSessionId();
+  message.contextId = minted;
+  return minted;
+}
+
+/** A context id the request names (SendMessage's message.contextId, ListTasks' contextId). */
+function contextHintOf(body: unknown): string | undefined {
+  const params = (body as { params?: { contextId?: unknown; message?: { contextId?: unknown } } } | undefined)?.params;
+  const id = params?.message?.contextId ?? params?.contextId;
+  return typeof id === 'string' && SESSION_ID_PATTERN.test(id) ? id : undefined;
+}
+
+function maxAgeOf(cacheControl: string): number {
+  const match = /max-age=(\d+)/.exec(cacheControl);
+  return match ? Number(match[1]) : 60;
+}

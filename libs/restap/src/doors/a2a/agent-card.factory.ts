@@ -1,0 +1,121 @@
+import { A2A_PROTOCOL_VERSION, type AgentCard, type AgentSkill, type SecurityScheme } from '@a2a-js/sdk';
+import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
+import { CATALOG_PATH } from '../../restap.constants';
+import type { RegisteredCapability } from '../../core/registry/restap.registry';
+import type { JsonSchema } from '../../interfaces/catalog.interface';
+import type { ResolvedRestapOptions, RestapA2aSecurityScheme } from '../../interfaces/restap-options.interface';
+
+/**
+ * URI of the A2A extension that lets a client call a capability by name: a message whose data part
+ * is `{ "capability": "<id>", "arguments": { ... } }` runs that capability (input schemas in the
+ * RESTAP catalog, at `params.catalog`) and answers with its result as a data artifact.
+ */
+export const CAPABILITY_EXTENSION_URI = 'https://restap.dev/a2a/extensions/capabilities/v1';
+
+/** The conversation skill's id: plain text to the @Talk() handler. */
+export const TALK_SKILL_ID = 'talk';
+
+const TEXT = 'text/plain';
+const JSON_MODE = 'application/json';
+
+/** What the card needs from the module, gathered once at bootstrap. */
+export interface AgentCardSource {
+  options: ResolvedRestapOptions;
+  capabilities: RegisteredCapability[];
+  /** The @Talk() handler is there (and talk is enabled). */
+  talk: boolean;
+}
+
+/**
+ * Everything of the agent card but its interface URLs, built once at bootstrap: name, version,
+ * streaming, modes, the capability extension, security schemes and one skill per capability (plus
+ * the conversation skill). {@link cardFor} adds the URLs for an origin.
+ */
+export function buildAgentCard(source: AgentCardSource): AgentCard {
+  const { options } = source;
+  const { agent, a2a } = options;
+  const securitySchemes = Object.fromEntries(Object.entries(a2a.securitySchemes).map(([name, scheme]) => [name, toSecurityScheme(scheme)]));
+  return {
+    name: agent.name,
+    description: agent.description ?? agent.name,
+    supportedInterfaces: [],
+    provider: undefined,
+    version: a2a.version,
+    capabilities: {
+      streaming: true,
+      pushNotifications: false,
+      extendedAgentCard: false,
+      extensions: source.capabilities.length
+        ? [{
+            uri: CAPABILITY_EXTENSION_URI,
+            description: 'Call a capability by name: send a data part {"capability": "<skill id>", "arguments": {...}}; input and output schemas are in the RESTAP catalog.',
+            required: false,
+            params: { catalog: CATALOG_PATH, message: { capability: 'string', arguments: 'object' } },
+          }]
+        : [],
+    },
+    securitySchemes,
+    // Any one of the schemes will do (each requirement is an alternative).
+    securityRequirements: Object.keys(securitySchemes).map((name) => ({ schemes: { [name]: { list: [] } } })),
+    defaultInputModes: [TEXT, JSON_MODE],
+    defaultOutputModes: [TEXT, JSON_MODE],
+    skills: [...(source.talk ? [talkSkill(options)] : []), ...source.capabilities.map(capabilitySkill)],
+    signatures: [],
+  };
+}
+
+/** The card as served from `origin` (`https://host`): the JSON-RPC interface at 1.0 and at 0.3. */
+export function cardFor(card: AgentCard, origin: string, path: string): AgentCard {
+  const jsonRpc = { url: `${origin}${path}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION };
+  return { ...card, supportedInterfaces: duplicateInterfacesForLegacy([jsonRpc], ['JSONRPC']) };
+}
+
+function talkSkill(options: ResolvedRestapOptions): AgentSkill {
+  return {
+    id: TALK_SKILL_ID,
+    name: options.talk.title,
+    description: `${options.talk.description}. Send text; a reply in the same contextId continues the conversation.`,
+    tags: ['conversation', 'chat'],
+    examples: [],
+    inputModes: [TEXT],
+    outputModes: [TEXT],
+    securityRequirements: [],
+  };
+}
+
+function capabilitySkill(capability: RegisteredCapability): AgentSkill {
+  const { options } = capability;
+  const given = options.extra?.tags;
+  const tags = Array.isArray(given) && given.every((t) => typeof t === 'string') ? (given as string[]) : [];
+  const example = exampleArguments(capability.inputSchema);
+  return {
+    id: options.id,
+    name: options.title,
+    description: options.description ?? options.title,
+    tags: [...new Set([...tags, 'capability', options.id.split('.')[0]])],
+    examples: example ? [JSON.stringify({ capability: options.id, arguments: example })] : [],
+    inputModes: [JSON_MODE],
+    outputModes: [JSON_MODE],
+    securityRequirements: [],
+  };
+}
+
+/** Arguments built from the DTO's property examples (`@ApiProperty({ example })`), if every required one has one. */
+function exampleArguments(schema: JsonSchema | undefined): Record<string, unknown> | undefined {
+  const properties = schema?.properties as Record<string, { examples?: unknown[] }> | undefined;
+  if (!properties) return undefined;
+  const args: Record<string, unknown> = {};
+  for (const [name, property] of Object.entries(properties)) {
+    if (Array.isArray(property?.examples) && property.examples.length) args[name] = property.examples[0];
+  }
+  const required = Array.isArray(schema?.required) ? (schema.required as string[]) : [];
+  if (!Object.keys(args).length || required.some((name) => !(name in args))) return undefined;
+  return args;
+}
+
+function toSecurityScheme(scheme: RestapA2aSecurityScheme): SecurityScheme {
+  if (scheme.type === 'http') {
+    return { scheme: { $case: 'httpAuthSecurityScheme', value: { scheme: scheme.scheme, bearerFormat: scheme.bearerFormat ?? '', description: scheme.description ?? '' } } };
+  }
+  return { scheme: { $case: 'apiKeySecurityScheme', value: { location: scheme.in, name: scheme.name, description: scheme.description ?? '' } } };
+}

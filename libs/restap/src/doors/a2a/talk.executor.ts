@@ -1,0 +1,192 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { TaskState, type Part } from '@a2a-js/sdk';
+import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
+import { RESTAP_OPTIONS, SESSION_ID_PATTERN } from '../../restap.constants';
+import { toErrorBody } from '../kit/http/restap-exception.filter';
+import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import type { TalkChunk } from '../../interfaces/talk.interface';
+import { TalkService, type OpenTurn, type TurnEnding } from '../../core/talk/talk.service';
+import { A2aTaskStore, callerOf, CONTEXT_ID_STATE, NEW_TASK_STATE } from './a2a-task.store';
+import { BLOCKING_SEND_STATE, dataPart, TaskEvents, textPart, UNARY_SEND_STATE } from './a2a-events';
+import { CapabilityInvoker } from '../../core/invoker/capability-invoker';
+import { capabilityCallOf, runCapability } from './capability.call';
+
+/** Why a cancelled task's turn and capability calls stop. */
+const TASK_CANCELED = 'The task was canceled.';
+
+/** A task running on this instance: what cancel needs to reach it. */
+interface Running {
+  turn?: OpenTurn;
+  cancelled: boolean;
+  /** Aborts a capability call (made for capability calls only: a signal costs a conversation turn for nothing). */
+  abort?: AbortController;
+}
+
+/**
+ * The A2A agent. A message whose data part is `{ capability, arguments }` runs that capability
+ * (see runCapability). Otherwise its text parts are a turn of the `@Talk()` handler through the core
+ * TalkService, in the session named by the message's `contextId` (a new context is a new session,
+ * minted by the door). Publishes the task, `working`, the reply as one artifact appended delta by
+ * delta, tool steps and status chunks as status messages, then `completed` — or `failed` with the
+ * client-safe message of the failure, or `canceled` when a cancel stopped the turn.
+ */
+@Injectable()
+export class TalkExecutor implements AgentExecutor {
+  private readonly logger = new Logger('Restap');
+  private readonly running = new Map<string, Running>();
+
+  constructor(
+    private readonly talk: TalkService,
+    private readonly invoker: CapabilityInvoker,
+    private readonly tasks: A2aTaskStore,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+  ) {}
+
+  /** Ids of the tasks running on this instance. */
+  runningTaskIds(): string[] {
+    return [...this.running.keys()];
+  }
+
+  /** Stops the task's turn through its `ctx.signal`; the run then ends `canceled`. */
+  cancelTask = async (taskId: string): Promise<void> => {
+    const running = this.running.get(taskId);
+    if (!running) return;
+    running.cancelled = true;
+    running.turn?.stop('cancel');
+    running.abort?.abort(new Error(TASK_CANCELED));
+  };
+
+  /** Never rejects: every outcome is published on the bus as the task's final status. */
+  async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
+    // A new task of a blocking send: no one but this request knows its id before the answer.
+    const state = request.context.state;
+    const events = new TaskEvents(request, bus, !request.task && state.get(BLOCKING_SEND_STATE) === true, state.get(UNARY_SEND_STATE) === true);
+    const running: Running = { cancelled: false };
+    this.running.set(request.taskId, running);
+    // The task store puts the context id back into what it loads for this request.
+    request.context.state.set(CONTEXT_ID_STATE, request.contextId);
+    // A task the SDK drew an id for (no stored task continued): the store has nothing of it to read yet.
+    if (!request.task) request.context.state.set(NEW_TASK_STATE, request.taskId);
+    try {
+      events.start();
+      const call = capabilityCallOf(request.userMessage.parts);
+      if (call) {
+        running.abort = new AbortController();
+        if (running.cancelled) running.abort.abort(new Error(TASK_CANCELED));
+        await runCapability(this.invoker, call, callerOf(request.context).caller, events, running.abort.signal);
+      } else {
+        await this.converse(request, events, running);
+      }
+    } catch (error) {
+      // A request the core refused (a 4xx: e.g. text it cannot store) is the client's; the rest is logged.
+      const { status } = toErrorBody(error);
+      if (status >= 500) this.logger.error(`A2A task failed: ${(error as Error)?.name ?? 'Error'}: ${(error as Error)?.message ?? String(error)}`.split(request.contextId).join('[context_id]'));
+      events.status(status < 500 ? TaskState.TASK_STATE_REJECTED : TaskState.TASK_STATE_FAILED, failureParts(error));
+    } finally {
+      this.running.delete(request.taskId);
+    }
+  }
+
+  private async converse(request: RequestContext, events: TaskEvents, running: Running): Promise<void> {
+    const text = request.userMessage.parts
+      .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
+      .filter(Boolean)
+      .join('\n');
+    if (!this.options.talk.enabled) {
+      return events.status(TaskState.TASK_STATE_REJECTED, [textPart('This agent takes no conversation: call a capability with a data part {"capability": "<id>", "arguments": {...}}.')]);
+    }
+    if (!text) {
+      return events.status(TaskState.TASK_STATE_REJECTED, [textPart('Send the conversation as text parts, or call a capability with a data part {"capability": "<id>", "arguments": {...}}.')]);
+    }
+    if (text.length > this.options.talk.maxMessageLength) {
+      return events.status(TaskState.TASK_STATE_REJECTED, [textPart(`The message is longer than the ${this.options.talk.maxMessageLength} characters allowed.`)]);
+    }
+    if (this.options.talk.sessions && !SESSION_ID_PATTERN.test(request.contextId)) {
+      return events.status(TaskState.TASK_STATE_REJECTED, [textPart('contextId is this agent\'s session id: omit it to start a conversation, or send one it returned (^[A-Za-z0-9._-]{16,128}$).')]);
+    }
+    const caller = callerOf(request.context);
+    // An unseen task that completes is written in the statement that stores its turn, and published
+    // once that statement has committed: no statement of its own.
+    let sealed = false;
+    const sealCompleted = (ending: TurnEnding) => {
+      const task = ending.status === 'complete' ? events.seal(TaskState.TASK_STATE_COMPLETED) : undefined;
+      if (!task) return undefined; // published already (it ran past UNSEEN_TASK_MS): saved as usual
+      finish();
+      sealed = true;
+      return this.tasks.sideRow(task, request.context);
+    };
+    const turn = await this.talk.open({
+      message: text,
+      sessionId: this.options.talk.sessions ? request.contextId : undefined,
+      // A context the door minted for this request is a new session: no history or feed to read yet.
+      sessionMinted: caller.mintedContextId === request.contextId,
+      caller: caller.caller,
+      side: sealCompleted,
+    });
+    running.turn = turn;
+    if (running.cancelled) turn.stop('cancel');
+    const reply = turn.messageId;
+    let appended = false;
+    const publish = (text: string, last: boolean): void => {
+      events.artifact(reply, 'reply', [textPart(text)], appended, last);
+      appended = true;
+    };
+    // An unseen task's latest delta waits for the next chunk, so that the last one carries lastChunk
+    // itself (no empty closing chunk); anyone else gets each delta as it comes.
+    let held: string | undefined;
+    const release = (last: boolean): void => {
+      if (held !== undefined) publish(held, last);
+      held = undefined;
+    };
+    // The last chunk: an empty reply still gets its (empty) artifact.
+    const finish = (): void => {
+      if (held !== undefined) release(true);
+      else events.artifact(reply, 'reply', appended ? [] : [textPart('')], appended, true);
+    };
+    const result = await turn.run((chunk) => {
+      if (chunk.event === 'message.delta') {
+        if (!events.unseen) return publish(chunk.text, false);
+        release(false);
+        held = chunk.text;
+      } else {
+        release(false);
+        publishStep(events, chunk);
+      }
+    });
+    if (result.status === 'aborted' || result.failure !== undefined) {
+      release(false);
+      if (result.status === 'aborted') return events.status(TaskState.TASK_STATE_CANCELED, [textPart('Canceled: the turn was stopped before the reply was complete.')]);
+      return events.status(TaskState.TASK_STATE_FAILED, failureParts(result.failure));
+    }
+    if (sealed) {
+      if (result.sideStored) this.tasks.sideStored(request.context);
+      return events.publishSealed();
+    }
+    finish();
+    events.status(TaskState.TASK_STATE_COMPLETED);
+  }
+}
+
+/** Tool steps and status chunks as status messages (still `working`); `artifact` chunks as data artifacts. */
+function publishStep(events: TaskEvents, chunk: TalkChunk): void {
+  const { event, ...rest } = chunk;
+  const fields = rest as Record<string, unknown>;
+  if (event === 'artifact') {
+    const id = typeof fields.id === 'string' ? fields.id : `${events.taskId}-artifact-${Math.random().toString(36).slice(2, 10)}`;
+    events.artifact(id, typeof fields.name === 'string' ? fields.name : 'artifact', [dataPart(fields)], false, true);
+    return;
+  }
+  const name = typeof fields.name === 'string' ? fields.name : undefined;
+  const label =
+    event === 'status' ? String(fields.message ?? '')
+      : event === 'tool.start' ? `Using tool ${name ?? ''}`.trim()
+      : event === 'tool.end' ? `Tool ${name ?? ''} finished`.replace('  ', ' ')
+      : String(fields.text ?? '');
+  events.status(TaskState.TASK_STATE_WORKING, [textPart(label), dataPart({ event, ...fields })]);
+}
+
+/** The client-safe text of a failure (no stack, no internal message) and its `{error, message}`. */
+function failureParts(failure: unknown): Part[] {
+  const { body } = toErrorBody(failure);
+  return [textPart(body.message), dataPart(body)];
+}

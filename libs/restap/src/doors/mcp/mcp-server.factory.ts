@@ -1,0 +1,78 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { McpServer } from '@modelcontextprotocol/server';
+import { RESTAP_OPTIONS } from '../../restap.constants';
+import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import { RestapRegistry } from '../../core/registry/restap.registry';
+import { CapabilityTools } from '../../core/tools/capability-tools';
+import { TalkService } from '../../core/talk/talk.service';
+import { NewsService } from '../../core/news/news.service';
+import { capabilityToolRegistrations, type McpRegistration } from './mcp-capability.tools';
+import { talkToolRegistration } from './mcp-talk.tool';
+import { newsRegistrations } from './mcp-news';
+
+/** Version reported in serverInfo: this module's protocol surface, not the host app's. */
+const SERVER_VERSION = '0.1.0';
+
+/**
+ * Builds the `McpServer` that answers one HTTP request (the SDK's per-request factory): every
+ * capability as a tool, the `talk` tool, the news resource and `news_post`. Their configs,
+ * schemas and handlers are built once (the catalog is fixed after bootstrap) and only registered
+ * on each request's server; a handler reads the request's caller when it runs (`callOf(ctx)`,
+ * bound by the door to the request it hands the SDK). Nothing lives on the instance between requests, so any
+ * replica can answer any request. Resource subscriptions are advertised to 2026-07-28 clients only: they receive
+ * updates on `subscriptions/listen` streams, while a 2025-era client's per-resource subscription
+ * would need a session this stateless endpoint does not keep (it reads the resource instead).
+ */
+@Injectable()
+export class McpServerFactory {
+  constructor(
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    private readonly registry: RestapRegistry,
+    private readonly tools: CapabilityTools,
+    private readonly talk: TalkService,
+    private readonly news: NewsService,
+  ) {}
+
+  private surface?: { all: McpRegistration[]; tools: Map<string, McpRegistration> };
+
+  /**
+   * `request` is the HTTP request being served, when the SDK gives it. A 2026-07-28 `tools/call`
+   * names its tool in the `Mcp-Method` and `Mcp-Name` headers, which the SDK has checked against
+   * the body before it asks for a server: that server gets only the named tool, since nothing
+   * else can be reached in the exchange (per-request registration cost then does not grow with
+   * the catalog). Everything else gets the whole surface.
+   */
+  create(era: 'legacy' | 'modern', request?: Request): McpServer {
+    const { agent, news } = this.options;
+    const withNews = news.enabled;
+    const server = new McpServer(
+      { name: agent.name, version: SERVER_VERSION },
+      {
+        ...(agent.description ? { instructions: agent.description } : {}),
+        capabilities: { tools: {}, ...(withNews ? { resources: { subscribe: era === 'modern' } } : {}) },
+      },
+    );
+    const surface = (this.surface ??= this.build());
+    const only = era === 'modern' ? calledTool(request) : undefined;
+    const one = only === undefined ? undefined : surface.tools.get(only);
+    for (const registration of one ? [one] : surface.all) registration.register(server);
+    return server;
+  }
+
+  /** Built on the first request, after bootstrap has registered every capability and the talk handler. */
+  private build(): { all: McpRegistration[]; tools: Map<string, McpRegistration> } {
+    const { talk, news } = this.options;
+    const all = [
+      ...capabilityToolRegistrations(this.tools),
+      ...(talk.enabled && this.registry.getTalkHandler() ? [talkToolRegistration(this.talk, this.options)] : []),
+      ...(news.enabled ? newsRegistrations(this.news, this.options) : []),
+    ];
+    return { all, tools: new Map(all.flatMap((r) => (r.tool === undefined ? [] : [[r.tool, r] as const]))) };
+  }
+}
+
+/** The tool a 2026-07-28 `tools/call` names in its standard headers (validated against the body by the SDK). */
+function calledTool(request: Request | undefined): string | undefined {
+  if (request?.headers.get('mcp-method') !== 'tools/call') return undefined;
+  return request.headers.get('mcp-name') ?? undefined;
+}

@@ -1,0 +1,181 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { toNodeHandler, type ToNodeHandlerOptions } from '@modelcontextprotocol/node';
+import type { NextFunction, Request, Response } from 'express';
+import typeIs from 'type-is';
+import { RESTAP_OPTIONS, SESSION_ID_HEADER } from '../../restap.constants';
+import { InvalidRequestException, MethodNotAllowedException, ShuttingDownException, UnsupportedMediaTypeException } from '../../exceptions';
+import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import { RestapDrain } from '../../core/lifecycle/restap-drain.service';
+import { callerOf } from '../../core/caller';
+import { parseSessionId } from '../../sessions/session-id';
+import { bindCall, type McpCall } from './mcp-call.context';
+import { RestapRateLimit } from '../kit/rate-limit/restap-rate-limit';
+import { DoorGuards } from '../kit/guards/door-guards';
+import { createOriginCheck } from './mcp-origin';
+import { applyMcpCors } from './mcp-cors';
+import { McpServerFactory } from './mcp-server.factory';
+import { McpNewsNotifier } from './mcp-news.notifier';
+import { DoorJsonBody } from '../kit/http/door-json.body';
+import { failDoorRequest as fail } from '../kit/http/door-failure';
+import { lingeringClose } from '../kit/http/lingering-close';
+import { isValidHost } from '../kit/http/host-header';
+import { logLine } from '../kit/http/log-line';
+import { DoorStreams } from '../kit/http/door-streams';
+
+/** The handler the host's guards see on the MCP endpoint (`context.getClass()`). */
+class McpEndpoint {
+  handle(): void {
+    // never called: the SDK's handler answers
+  }
+}
+
+/** The methods of Streamable HTTP (OPTIONS: CORS preflights). */
+const MCP_METHODS = ['GET', 'POST', 'DELETE'];
+
+/**
+ * The MCP door: Streamable HTTP on the official SDK's `createMcpHandler` (2026-07-28 clients with
+ * `server/discover`, and 2025-era clients with `initialize`, stateless, on the same URL).
+ *
+ * It sits on the host's HTTP adapter in two places, as /talk does: while the application is
+ * created, ahead of the host's middleware and body parsers, the checks that must come before a
+ * body is read — the method (405) and `Host` (400) the SDK would fail on, the `Origin` check (403),
+ * CORS for the origins it allowed (preflights answered), the shutdown drain (503), the rate limit
+ * (429), the body (415 unless JSON, `limits.bodyBytes`, `limits.maxJsonDepth`); then, once Nest has
+ * registered the host's middleware and routes (`onModuleInit`), the endpoint itself: the host's
+ * guards (401/403), the open-stream caps for `subscriptions/listen` and GET streams (429), then
+ * the SDK. So the host's own middleware (`app.use()` in main.ts, `MiddlewareConsumer`) runs
+ * between the two, exactly as it does before a controller route. Refusals before the SDK are
+ * `{"error","message"}` JSON as on every RESTAP route; what the SDK answers is JSON-RPC.
+ */
+@Injectable()
+export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Restap');
+  private readonly json: DoorJsonBody;
+  private readonly checkOrigin: ReturnType<typeof createOriginCheck>;
+  private handler?: McpHttpHandler;
+  private readonly adapter: ToNodeHandlerOptions;
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    private readonly factory: McpServerFactory,
+    private readonly guards: DoorGuards,
+    private readonly drain: RestapDrain,
+    private readonly notifier: McpNewsNotifier,
+    private readonly rateLimit: RestapRateLimit,
+    private readonly streams: DoorStreams,
+  ) {
+    this.json = new DoorJsonBody(options.limits);
+    this.checkOrigin = createOriginCheck(options.mcp.allowedOrigins);
+    this.adapter = { maxRequestBodySize: options.limits.bodyBytes };
+    if (!options.mcp.enabled) return;
+    adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.admit(req, res, next));
+  }
+
+  /** After Nest registered the host's middleware and routes: the endpoint, behind them. */
+  onModuleInit(): void {
+    if (!this.options.mcp.enabled) return;
+    this.adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.serveEndpoint(req, res, next));
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.options.mcp.enabled) return;
+    const handler = createMcpHandler(({ era, requestInfo }) => this.factory.create(era, requestInfo), {
+      // The SDK's message may quote what the client sent (header values): one short line.
+      onerror: (error) => this.logger.warn(logLine(`MCP: ${error.name}: ${error.message}`)),
+      maxRequestBodySize: this.options.limits.bodyBytes,
+    });
+    this.handler = handler;
+    this.notifier.attach(handler);
+    this.logger.log(`MCP: Streamable HTTP at ${this.options.mcp.path} (protocol 2026-07-28 and 2025-era clients)`);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.handler?.close();
+  }
+
+  private isEndpoint(req: Request): boolean {
+    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
+    return path === this.options.mcp.path && this.handler !== undefined;
+  }
+
+  /** The checks before the host's middleware: nothing of the body is read unless they pass. */
+  private admit(req: Request, res: Response, next: NextFunction): void {
+    if (!this.isEndpoint(req)) return next();
+    res.removeHeader('X-Powered-By');
+    if (!MCP_METHODS.includes(req.method) && req.method !== 'OPTIONS') {
+      return fail(res, new MethodNotAllowedException(MCP_METHODS, `${req.method} is not allowed here: the MCP endpoint takes ${MCP_METHODS.join(', ')}.`));
+    }
+    if (!isValidHost(req.headers.host)) return fail(res, new InvalidRequestException('The Host header is not a valid host[:port].'));
+    if (!this.checkOrigin(req, res)) return;
+    if (applyMcpCors(req, res)) return;
+    if (req.method === 'OPTIONS') return fail(res, new MethodNotAllowedException(MCP_METHODS));
+    if (this.drain.isDraining()) {
+      lingeringClose(res, this.options.limits);
+      return fail(res, new ShuttingDownException());
+    }
+    // Counted before the body is read, as on /talk and /news: an over-quota client costs no upload.
+    this.rateLimit.limit(req, res, 'mcp', () => this.body(req, res, next));
+  }
+
+  /** The endpoint, after the host's middleware: its guards, the stream caps, then the SDK. */
+  private serveEndpoint(req: Request, res: Response, next: NextFunction): void {
+    if (!this.isEndpoint(req)) return next();
+    const handler = this.handler as McpHttpHandler;
+    this.guards.check(req, res, McpEndpoint).then(
+      () => {
+        let call: McpCall;
+        try {
+          call = this.callOf(req);
+          if (req.method === 'GET' || listens(req.body)) this.streams.hold(req, res);
+        } catch (error) {
+          return fail(res, error);
+        }
+        this.serve(handler, call, req, res);
+      },
+      (error: unknown) => fail(res, error),
+    );
+  }
+
+  /**
+   * Hands the request to the SDK through its Node adapter, tying the web `Request` the adapter
+   * makes to the request's call on the way (the adapter takes any `fetch`), so the handlers find
+   * it as `ctx.http.req`. The adapter is two closures: one per request costs less than any
+   * request-scoped context.
+   */
+  private serve(handler: McpHttpHandler, call: McpCall, req: Request, res: Response): void {
+    const fetch: McpHttpHandler['fetch'] = (request, options) => {
+      bindCall(request, call);
+      return handler.fetch(request, options);
+    };
+    void toNodeHandler({ fetch }, this.adapter)(req, res, req.method === 'POST' ? req.body : undefined);
+  }
+
+  /**
+   * POST bodies are read here with the module's limits; the SDK judges what the JSON says. A body
+   * must say it is JSON: a browser page elsewhere can send `text/plain` without asking (no CORS
+   * preflight), so anything else is 415 before it is read.
+   */
+  private body(req: Request, res: Response, next: () => void): void {
+    if (req.method !== 'POST' || !typeIs.hasBody(req)) return next();
+    if (!typeIs(req, ['application/json', 'application/*+json'])) {
+      lingeringClose(res, this.options.limits);
+      return fail(res, new UnsupportedMediaTypeException(`Content-Type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: MCP messages are application/json.`));
+    }
+    this.json.read(req, res, next, (error) => fail(res, error));
+  }
+
+  /** The caller and the news session of the request; a malformed Restap-Session-Id is 400 invalid_session_id, as on /news. */
+  private callOf(req: Request): McpCall {
+    const header = req.headers[SESSION_ID_HEADER];
+    const sessionId = header === undefined ? undefined : parseSessionId(Array.isArray(header) ? header : header.trim());
+    return sessionId === undefined ? { caller: callerOf(req) } : { caller: callerOf(req), sessionId };
+  }
+}
+
+/** True for a `subscriptions/listen` request: its answer is a stream that stays open. */
+function listens(body: unknown): boolean {
+  return (body as { method?: unknown } | undefined)?.method === 'subscriptions/listen';
+}

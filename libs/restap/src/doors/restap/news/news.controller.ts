@@ -1,0 +1,74 @@
+import { Controller, Get, HttpCode, Inject, NotFoundException, Post, Req, Res, Type, UseFilters } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { IDEMPOTENCY_KEY_HEADER, RESTAP_OPTIONS, ROUTE_METADATA } from '../../../restap.constants';
+import { RestapExceptionFilter } from '../../kit/http/restap-exception.filter';
+import type { NewsAck } from '../../../interfaces/news.interface';
+import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
+import { resolveSessionId } from '../../../sessions/session-id';
+import { writeJson } from '../../kit/http/restap-json.writer';
+import { parseIdempotencyKey, parseLimit, parseSince, parseWait } from '../../../core/news/news-request.parser';
+import { NewsService } from '../../../core/news/news.service';
+
+/**
+ * GET and POST on the news path (spec, "The /news Endpoint"). Created per module definition
+ * because the path is an option. Neither route ever replies: POST answers with an acknowledgement
+ * once the item is committed, GET with what is stored.
+ */
+export function createNewsController(path: string): Type<unknown> {
+  @Controller()
+  @UseFilters(RestapExceptionFilter)
+  class NewsController {
+    constructor(
+      private readonly news: NewsService,
+      @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    ) {}
+
+    /**
+     * Poll: `since` (ms, exclusive, default 0), `limit`, and `wait` (seconds, 1–30: hold the poll
+     * until an item commits); session from header > query. A held poll whose client goes away is
+     * dropped at once (its slot freed); nothing is written to a closed response.
+     */
+    @Get(path)
+    async read(@Req() req: Request, @Res() res: Response): Promise<void> {
+      this.assertEnabled();
+      const sessionId = resolveSessionId(req, undefined, ['header', 'query']);
+      const since = parseSince(req.query.since);
+      const { defaultLimit, maxLimit } = this.options.news;
+      const limit = parseLimit(req.query.limit, defaultLimit, maxLimit);
+      const wait = parseWait(req.query.wait);
+      if (wait === undefined) return writeJson(res, 200, await this.news.read({ sessionId, since, limit }));
+      const gone = new AbortController();
+      const onClose = (): void => gone.abort();
+      res.on('close', onClose);
+      try {
+        const client = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+        const json = await this.news.readWaiting({ sessionId, since, limit, waitMs: wait * 1000, client, signal: gone.signal });
+        if (json !== undefined && !res.writableEnded && !res.destroyed) writeJson(res, 200, json);
+      } finally {
+        res.off('close', onClose);
+      }
+    }
+
+    /**
+     * Write: the body is already parsed by `RestapBodyParser`; session from header > query > body.
+     * The acknowledgement is written once the item is committed.
+     */
+    @Post(path)
+    @HttpCode(200)
+    async receive(@Req() req: Request, @Res() res: Response): Promise<void> {
+      this.assertEnabled();
+      const body: unknown = req.body;
+      const sessionId = resolveSessionId(req, body);
+      const idempotencyKey = parseIdempotencyKey(req.headers[IDEMPOTENCY_KEY_HEADER]);
+      const ack: NewsAck = await this.news.receive({ body, sessionId, idempotencyKey });
+      writeJson(res, 200, JSON.stringify(ack));
+    }
+
+    private assertEnabled(): void {
+      // The route exists whenever the module is imported (paths are static, options may be async).
+      if (!this.options.news.enabled) throw new NotFoundException('This agent does not serve /news.');
+    }
+  }
+  Reflect.defineMetadata(ROUTE_METADATA, 'news', NewsController);
+  return NewsController;
+}

@@ -1,0 +1,118 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { RESTAP_OPTIONS } from '../../../restap.constants';
+import { RestapException } from '../../../exceptions';
+import { toErrorBody } from '../../kit/http/restap-exception.filter';
+import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
+import type { TalkChunk } from '../../../interfaces/talk.interface';
+import { isStorageError } from '../../../persistence/storage-errors';
+import { callerOf } from '../../../core/caller';
+import { DoorStreams } from '../../kit/http/door-streams';
+import { TalkService, type OpenTurn } from '../../../core/talk/talk.service';
+import { writeJson } from '../../kit/http/restap-json.writer';
+import { RestapDrain } from '../../../core/lifecycle/restap-drain.service';
+import { negotiateTalkFormat, type TalkFormat } from './talk.negotiator';
+import { parseTalkRequest } from './talk-request.parser';
+import { SseWriter } from './sse.writer';
+
+/** A POST /talk request that passed validation and negotiation, ready to be answered. */
+export interface AcceptedTalk {
+  message: string;
+  format: TalkFormat;
+  /** The session_id the client sent, validated; none: the turn mints one. */
+  sessionId?: string;
+}
+
+/** The JSON reply is one of two representations of POST /talk, chosen by Accept. */
+const VARY_ACCEPT = { Vary: 'Accept' };
+
+/**
+ * The RESTAP door of a turn: validates and negotiates POST /talk (synchronously, so every request
+ * error is a plain JSON error), opens the turn on the core `TalkService` and delivers it as JSON
+ * `{reply, session_id}` or as SSE frames (spec, "Streaming /talk responses").
+ */
+@Injectable()
+export class TalkResponder {
+  constructor(
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    private readonly talk: TalkService,
+    private readonly streams: DoorStreams,
+    @Optional() private readonly drain?: RestapDrain,
+  ) {}
+
+  /** Validates the body, the session_id and Accept; throws the matching RestapException. */
+  accept(req: Request): AcceptedTalk {
+    const { talk } = this.options;
+    const { message, sessionId } = parseTalkRequest(req, talk.maxMessageLength);
+    const format = negotiateTalkFormat(req.headers.accept, talk.streaming);
+    return { message, format, ...(talk.sessions && sessionId !== undefined ? { sessionId } : {}) };
+  }
+
+  /**
+   * Answers an accepted turn. Never rejects: every failure is written to `res` or logged. A stream
+   * takes one of the open-stream slots (429 when none is left) until its response closes.
+   */
+  async respond(accepted: AcceptedTalk, req: Request, res: Response): Promise<void> {
+    let turn: OpenTurn | undefined;
+    let gone = false;
+    res.on('close', () => {
+      if (res.writableFinished) return;
+      gone = true;
+      turn?.stop('disconnect');
+    });
+    try {
+      if (accepted.format === 'sse') this.streams.hold(req, res);
+      turn = await this.talk.open({ message: accepted.message, sessionId: accepted.sessionId, caller: callerOf(req) });
+      if (gone) turn.stop('disconnect');
+      await (accepted.format === 'sse' ? this.stream(turn, res) : this.reply(turn, res));
+    } catch (error) {
+      this.sendError(res, error, turn);
+    }
+  }
+
+  /** JSON: the whole reply, stored before it is sent so the next turn sees it. */
+  private async reply(turn: OpenTurn, res: Response): Promise<void> {
+    const result = await turn.run(() => undefined);
+    if (result.status === 'aborted') return;
+    if (result.failure !== undefined) return this.sendError(res, result.failure, turn);
+    if (res.destroyed) return;
+    const body = { reply: result.text, ...(turn.sessionId ? { session_id: turn.sessionId } : {}), message_id: turn.messageId };
+    writeJson(res, 200, JSON.stringify(body), VARY_ACCEPT);
+  }
+
+  /**
+   * SSE: message.start at once, then deltas and optional events as produced, then message.end and
+   * done — message.end only once the turn is stored: a reply that could not be stored ends with
+   * `error` (storage_unavailable) then `done`, as the JSON answer is a 503. The closing frames
+   * never wait for a client that stopped reading: the turn is over and stored, the stream ends
+   * (see SseWriter.end; during shutdown such a socket is dropped at once).
+   */
+  private async stream(turn: OpenTurn, res: Response): Promise<void> {
+    const sse = new SseWriter(res, this.options.talk.heartbeatMs);
+    const session = turn.sessionId ? { session_id: turn.sessionId } : {};
+    sse.open();
+    // Backpressure, if any, is felt by the first delta: the handler starts at once.
+    sse.send('message.start', { id: turn.messageId, ...session });
+    const emit = (chunk: TalkChunk): Promise<void> | undefined =>
+      chunk.event === 'message.delta' ? sse.send(chunk.event, { id: turn.messageId, text: chunk.text }) : sse.send(chunk.event, chunk);
+    const result = await turn.run(emit);
+    if (result.status === 'aborted') return sse.end();
+    if (result.failure === undefined) sse.push('message.end', { id: turn.messageId });
+    else {
+      const { body } = toErrorBody(result.failure);
+      sse.push('error', { message: body.message, error: body.error });
+    }
+    sse.push('done', session);
+    sse.end(this.drain?.isDraining());
+  }
+
+  private sendError(res: Response, error: unknown, turn?: OpenTurn): void {
+    const { status, body, headers } = toErrorBody(error);
+    if (status >= 500 && !(error instanceof RestapException) && !isStorageError(error)) this.talk.logFailure('/talk failed', error, turn);
+    if (res.headersSent || res.destroyed) {
+      if (!res.writableEnded) res.end();
+      return;
+    }
+    writeJson(res, status, JSON.stringify(body), headers);
+  }
+}
