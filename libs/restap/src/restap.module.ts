@@ -10,7 +10,7 @@ import { CatalogService } from './doors/restap/catalog/catalog.service';
 import { RestapExplorer } from './core/registry/restap.explorer';
 import { RestapMetadataAccessor } from './core/registry/restap-metadata.accessor';
 import { RestapRegistry } from './core/registry/restap.registry';
-import { RestapBodyParser } from './doors/restap/http/restap-body.parser';
+import { DoorKit } from './doors/kit/door-kit';
 import { RestapCors } from './doors/restap/http/restap-cors';
 import { RestapFrontDoor } from './doors/restap/http/restap-front-door';
 import { RestapRouteFallback } from './doors/restap/http/restap-route.fallback';
@@ -75,7 +75,7 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     RestapExplorer,
     RestapCors,
     RestapDrain,
-    RestapBodyParser,
+    DoorKit,
     RestapRateLimit,
     RestapRouteMatcher,
     RestapFrontDoor,

@@ -1,12 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import type { NextFunction, Response } from 'express';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RESTAP_OPTIONS } from '../../restap.constants';
-import { ShuttingDownException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
-import { writeRestapError } from '../../doors/kit/http/restap-error.writer';
-import { lingeringClose } from '../../doors/kit/http/lingering-close';
-import type { RouteMatch } from '../../doors/restap/http/restap-paths';
 
 /** A running /talk turn as the drain sees it: it can be told to stop. */
 export interface DrainableWork {
@@ -109,15 +104,8 @@ export class RestapDrain implements BeforeApplicationShutdown {
     return result && !this.newest;
   }
 
-  /** True once shutdown began: doors refuse new work (503 shutting_down). */
+  /** True once shutdown began: doors refuse new work (503 shutting_down, see DoorKit.refuseWhileDraining). */
   isDraining(): boolean {
     return this.draining;
-  }
-
-  /** Called by the front door for requests on the module's paths: 503 for new work while draining. */
-  refuseWhileDraining(res: Response, next: NextFunction, match: RouteMatch): void {
-    if (!this.draining || match.route === 'catalog') return next();
-    lingeringClose(res, this.options.limits);
-    writeRestapError(res, new ShuttingDownException());
   }
 }

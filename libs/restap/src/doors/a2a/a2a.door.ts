@@ -3,27 +3,22 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { AGENT_CARD_PATH, AgentCard } from '@a2a-js/sdk';
 import type * as A2aExpress from '@a2a-js/sdk/server/express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import typeIs from 'type-is';
 import { RESTAP_OPTIONS, SESSION_ID_PATTERN } from '../../restap.constants';
 import { mintSessionId } from '../../sessions/session-id';
 import { RestapRegistry } from '../../core/registry/restap.registry';
-import { InvalidRequestException, MethodNotAllowedException, ShuttingDownException, UnsupportedMediaTypeException } from '../../exceptions';
+import { InvalidRequestException, MethodNotAllowedException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
-import { RestapDrain } from '../../core/lifecycle/restap-drain.service';
-import { RestapRateLimit } from '../kit/rate-limit/restap-rate-limit';
 import { A2aCaller } from './a2a-caller';
-import { DoorGuards } from '../kit/guards/door-guards';
+import { DoorKit } from '../kit/door-kit';
+import { DoorPipeline, doorPathOf } from '../kit/door-pipeline';
 import { A2aTaskStore } from './a2a-task.store';
 import { ReplicaAwareRequestHandler } from './replica-aware.handler';
 import { A2aRequestCheck } from './a2a-request.check';
 import { TalkExecutor } from './talk.executor';
 import { RemoteCancels } from './remote-cancels';
 import { buildAgentCard, cardFor } from './agent-card.factory';
-import { DoorJsonBody } from '../kit/http/door-json.body';
-import { failDoorRequest as fail } from '../kit/http/door-failure';
-import { lingeringClose } from '../kit/http/lingering-close';
+import { writeDoorError as fail } from '../kit/http/door-error.writer';
 import { isValidHost } from '../kit/http/host-header';
-import { DoorStreams } from '../kit/http/door-streams';
 import { StreamListenerBusManager } from './stream-listener.bus';
 
 const CARD_PATH = `/${AGENT_CARD_PATH}`;
@@ -58,7 +53,10 @@ class A2aEndpoint {
 @Injectable()
 export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger('Restap');
-  private readonly json: DoorJsonBody;
+  /** The endpoint's checks before the host's middleware: nothing of the body is read unless they pass. */
+  private readonly admission: DoorPipeline;
+  /** The endpoint's checks after the host's middleware: its guards, the stream caps. */
+  private readonly endpoint: DoorPipeline;
   private card?: AgentCard;
   private rpc?: RequestHandler;
   private readonly cards = new Map<string, RequestHandler>();
@@ -67,15 +65,21 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     private readonly adapterHost: HttpAdapterHost,
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly registry: RestapRegistry,
-    private readonly guards: DoorGuards,
     private readonly tasks: A2aTaskStore,
     private readonly executor: TalkExecutor,
     private readonly remote: RemoteCancels,
-    private readonly drain: RestapDrain,
-    private readonly rateLimit: RestapRateLimit,
-    private readonly streams: DoorStreams,
+    kit: DoorKit,
   ) {
-    this.json = new DoorJsonBody(options.limits);
+    this.admission = new DoorPipeline([
+      (req, res, next) => (req.method === 'POST' ? next() : fail(res, new MethodNotAllowedException(['POST'], `${req.method} is not allowed here: the A2A JSON-RPC endpoint takes POST.`))),
+      kit.refuseWhileDraining(),
+      kit.rateLimit('a2a'),
+      // A body must say it is JSON (`application/json`, or A2A's `application/a2a+json`): a browser
+      // page elsewhere can send `text/plain` or no type at all without asking (no CORS preflight),
+      // so anything else is 415 before it is read — no capability runs for a cross-site form.
+      kit.jsonBody('A2A messages are application/json (or application/a2a+json).'),
+    ]);
+    this.endpoint = new DoorPipeline([kit.hostGuards(A2aEndpoint), kit.streamSlot((req) => streams(req.body))]);
     if (!options.a2a.enabled) return;
     adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.admit(req, res, next));
   }
@@ -115,58 +119,29 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
   }
 
   private isEndpoint(req: Request): boolean {
-    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
-    return path === this.options.a2a.path && this.rpc !== undefined;
+    return this.rpc !== undefined && doorPathOf(req) === this.options.a2a.path;
   }
 
   /** The card, and the endpoint's checks before the host's middleware (no body is read unless they pass). */
   private admit(req: Request, res: Response, next: NextFunction): void {
-    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
+    const path = doorPathOf(req);
     if ((path === CARD_PATH || path === `${this.options.a2a.path}${CARD_PATH}`) && (req.method === 'GET' || req.method === 'HEAD') && this.card) {
       const handler = this.cardHandler(req, res);
       return handler ? mounted(handler, req, res, next) : undefined;
     }
     if (path !== this.options.a2a.path || !this.rpc) return next();
-    if (req.method !== 'POST') return fail(res, new MethodNotAllowedException(['POST'], `${req.method} is not allowed here: the A2A JSON-RPC endpoint takes POST.`));
-    if (this.drain.isDraining()) {
-      lingeringClose(res, this.options.limits);
-      return fail(res, new ShuttingDownException());
-    }
-    this.rateLimit.limit(req, res, 'a2a', () => this.body(req, res, next));
+    this.admission.run(req, res, undefined, next);
   }
 
   /** The endpoint, after the host's middleware: its guards, the stream caps, then the SDK. */
   private serveEndpoint(req: Request, res: Response, next: NextFunction): void {
     if (!this.isEndpoint(req)) return next();
     const rpc = this.rpc as RequestHandler;
-    this.guards.check(req, res, A2aEndpoint).then(
-      () => {
-        try {
-          if (streams(req.body)) this.streams.hold(req, res);
-        } catch (error) {
-          return fail(res, error);
-        }
-        const minted = mintContextId(req.body);
-        if (minted) MINTED.set(req, minted);
-        mounted(rpc, req, res, (error?: unknown) => (error ? fail(res, error) : next()));
-      },
-      (error: unknown) => fail(res, error),
-    );
-  }
-
-  /**
-   * JSON bodies are read here, with the module's limits. A body must say it is JSON
-   * (`application/json`, or A2A's `application/a2a+json`): a browser page elsewhere can send
-   * `text/plain` or no type at all without asking (no CORS preflight), so anything else is 415
-   * before it is read — no capability runs for a cross-site form or `no-cors` fetch.
-   */
-  private body(req: Request, res: Response, next: () => void): void {
-    if (!typeIs.hasBody(req)) return next();
-    if (!typeIs(req, ['application/json', 'application/*+json'])) {
-      lingeringClose(res, this.options.limits);
-      return fail(res, new UnsupportedMediaTypeException(`Content-Type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: A2A messages are application/json (or application/a2a+json).`));
-    }
-    this.json.read(req, res, next, (error) => fail(res, error));
+    this.endpoint.run(req, res, undefined, () => {
+      const minted = mintContextId(req.body);
+      if (minted) MINTED.set(req, minted);
+      mounted(rpc, req, res, (error?: unknown) => (error ? fail(res, error) : next()));
+    });
   }
 
   /**

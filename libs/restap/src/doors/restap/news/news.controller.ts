@@ -50,7 +50,7 @@ export function createNewsController(path: string): Type<unknown> {
     }
 
     /**
-     * Write: the body is already parsed by `RestapBodyParser`; session from header > query > body.
+     * Write: the body is already parsed by the front door (DoorKit.jsonBody); session from header > query > body.
      * The acknowledgement is written once the item is committed.
      */
     @Post(path)
