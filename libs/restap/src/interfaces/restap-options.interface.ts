@@ -348,4 +348,14 @@ export interface RestapModuleExtras {
    * `TypeOrmModule.forRoot({ name })` (what `@InjectDataSource(name)` takes). @default the unnamed (default) DataSource
    */
   dataSource?: string;
+  /**
+   * `forRootAsync` only: the doors its options may enable. Only these doors' modules (and SDKs:
+   * `@modelcontextprotocol/*` for MCP, `@a2a-js/sdk` for A2A) are loaded; options that enable
+   * another door are refused at start-up. `forRoot` loads exactly the doors its options enable.
+   * @default ['mcp', 'a2a', 'playground']
+   */
+  doors?: readonly OptionalDoor[];
 }
+
+/** The doors besides RESTAP's own (which is always open), each loaded only when it may be enabled. */
+export type OptionalDoor = 'mcp' | 'a2a' | 'playground';

@@ -8,4 +8,4 @@ import { RemoteCancels } from './remote-cancels';
 export const A2A_PROVIDERS = [A2aTaskStore, TalkExecutor, RemoteCancels, A2aDoor, A2aSdkLogging];
 
 export { A2aTaskStore, A2aDoor };
-export { CAPABILITY_EXTENSION_URI, TALK_SKILL_ID } from './agent-card.factory';
+export { CAPABILITY_EXTENSION_URI, TALK_SKILL_ID } from './a2a.constants';
