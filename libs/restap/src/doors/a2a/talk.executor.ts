@@ -1,7 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { TaskState, type Part } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
-import { RESTAP_OPTIONS, SESSION_ID_PATTERN } from '../../restap.constants';
+import { RESTAP_OPTIONS } from '../../restap.constants';
+import { InvalidSessionIdException } from '../../exceptions';
+import { parseSessionId } from '../../sessions/session-id';
+import { checkTurnMessage } from '../../core/talk/turn-message.rule';
 import { toErrorBody } from '../kit/http/restap-exception.filter';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import type { TalkChunk } from '../../interfaces/talk.interface';
@@ -98,11 +101,13 @@ export class TalkExecutor implements AgentExecutor {
     if (!text) {
       return events.status(TaskState.TASK_STATE_REJECTED, [textPart('Send the conversation as text parts, or call a capability with a data part {"capability": "<id>", "arguments": {...}}.')]);
     }
-    if (text.length > this.options.talk.maxMessageLength) {
-      return events.status(TaskState.TASK_STATE_REJECTED, [textPart(`The message is longer than the ${this.options.talk.maxMessageLength} characters allowed.`)]);
-    }
-    if (this.options.talk.sessions && !SESSION_ID_PATTERN.test(request.contextId)) {
-      return events.status(TaskState.TASK_STATE_REJECTED, [textPart('contextId is this agent\'s session id: omit it to start a conversation, or send one it returned (^[A-Za-z0-9._-]{16,128}$).')]);
+    try {
+      // The turn rule every door shares (not blank, code points, storable), and the session id's.
+      checkTurnMessage(text, this.options.talk.maxMessageLength);
+      if (this.options.talk.sessions) parseSessionId(request.contextId);
+    } catch (error) {
+      const detail = error instanceof InvalidSessionIdException ? ' contextId is this agent\'s session id: omit it to start a conversation, or send one it returned.' : '';
+      return events.status(TaskState.TASK_STATE_REJECTED, [textPart(`${(error as Error).message}${detail}`)]);
     }
     const caller = callerOf(request.context);
     // An unseen task that completes is written in the statement that stores its turn, and published

@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { InvalidRequestException } from '../../../exceptions';
 import { resolveSessionId } from '../../../sessions/session-id';
-import { assertStorableText } from '../../../text/storable-text';
+import { checkTurnMessage } from '../../../core/talk/turn-message.rule';
 
 /** A validated POST /talk request body. */
 export interface TalkRequest {
@@ -13,11 +13,11 @@ export interface TalkRequest {
 const EXAMPLE = 'send {"message": "<your message>"}';
 
 /**
- * Validates `{message, session_id?}` (unknown fields ignored). `message`: a string that is not
- * blank, at most `maxLength` characters (code points), storable as is (no NUL, no unpaired
- * surrogate: see `assertStorableText`). `session_id` comes from the Restap-Session-Id header, else
- * the `session_id` query parameter, else the body; any malformed value in any of them is a 400
- * invalid_session_id whatever the format asked for (JSON or SSE).
+ * Validates `{message, session_id?}` (unknown fields ignored). `message`: a string that passes the
+ * turn rule every door shares (`checkTurnMessage`: not blank, at most `maxLength` code points,
+ * storable). `session_id` comes from the Restap-Session-Id header, else the `session_id` query
+ * parameter, else the body; any malformed value in any of them is a 400 invalid_session_id
+ * whatever the format asked for (JSON or SSE).
  */
 export function parseTalkRequest(req: Request, maxLength: number): TalkRequest {
   const body: unknown = req.body;
@@ -31,22 +31,9 @@ export function parseTalkRequest(req: Request, maxLength: number): TalkRequest {
   if (typeof message !== 'string') {
     throw new InvalidRequestException(`Field "message" must be a string, got ${describe(message)}.`);
   }
-  if (!message.trim()) {
-    throw new InvalidRequestException('Field "message" must not be empty or only whitespace.');
-  }
-  // UTF-16 length bounds the code point count from above: count code points only when it matters.
-  if (message.length > maxLength && codePoints(message) > maxLength) {
-    throw new InvalidRequestException(`Field "message" is longer than the ${maxLength} characters allowed.`);
-  }
-  assertStorableText(message, 'message');
+  checkTurnMessage(message, maxLength);
   const sessionId = resolveSessionId(req, body);
   return sessionId === undefined ? { message } : { message, sessionId };
-}
-
-function codePoints(text: string): number {
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
 }
 
 function describe(value: unknown): string {
