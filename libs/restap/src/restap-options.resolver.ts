@@ -44,6 +44,7 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
     'talk.contextBudget.totalChars': talk?.contextBudget?.totalChars,
     'talk.contextBudget.itemChars': talk?.contextBudget?.itemChars,
     'talk.toolTimeoutMs': talk?.toolTimeoutMs,
+    capabilityTimeoutMs: options.capabilityTimeoutMs,
     'news.maxTypeLength': news?.maxTypeLength,
     'news.defaultLimit': news?.defaultLimit,
     'news.maxLimit': news?.maxLimit,
@@ -85,7 +86,6 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
       maxStreamsPerClient: talk?.maxStreamsPerClient ?? 50,
       events: [...(talk?.events ?? [])],
       tools: talk?.tools ?? true,
-      toolTimeoutMs: talk?.toolTimeoutMs ?? 30_000,
       title: talk?.title ?? 'Talk to agent',
       description: talk?.description ?? 'Send messages to the agent (triggers LLM processing)',
     },
@@ -113,6 +113,7 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
     ...(cors ? { cors } : {}),
     guards: [...(options.guards ?? [])],
     shutdownGraceMs: options.shutdownGraceMs ?? 10_000,
+    capabilityTimeoutMs: options.capabilityTimeoutMs ?? talk?.toolTimeoutMs ?? 30_000,
     storage: {
       requireSynchronousCommit: options.storage?.requireSynchronousCommit ?? false,
       preparedStatements: options.storage?.preparedStatements ?? true,

@@ -64,7 +64,7 @@ export interface RestapTalkOptions {
    * `@Capability()` unless `tool: false`); `false` hands it none. @default true
    */
   tools?: boolean;
-  /** Time one tool call may take before the model gets a timeout error as its result, ms. @default 30000 */
+  /** @deprecated Use the top-level `capabilityTimeoutMs`, which every door's capability calls share. */
   toolTimeoutMs?: number;
   /** Catalog title. @default 'Talk to agent' */
   title?: string;
@@ -291,6 +291,12 @@ export interface RestapModuleOptions {
    * @default 10000
    */
   shutdownGraceMs?: number;
+  /**
+   * Time one capability call may take when something other than an HTTP client makes it — the
+   * model's tools (`ctx.tools`), an MCP `tools/call`, an A2A capability call — before it ends with
+   * 504 `tool_timeout`, ms. @default 30000 (or the deprecated `talk.toolTimeoutMs`)
+   */
+  capabilityTimeoutMs?: number;
   storage?: RestapStorageOptions;
   /** The A2A door. @default { enabled: false } */
   a2a?: RestapA2aOptions;
@@ -305,7 +311,7 @@ export interface RestapModuleOptions {
 /** Options with every default filled in; produced once by `resolveOptions()`. */
 export interface ResolvedRestapOptions {
   agent: RestapAgentInfo;
-  talk: Required<Omit<RestapTalkOptions, 'systemPrompt' | 'description' | 'contextBudget'>> & {
+  talk: Required<Omit<RestapTalkOptions, 'systemPrompt' | 'description' | 'contextBudget' | 'toolTimeoutMs'>> & {
     systemPrompt?: string;
     description: string;
     enabled: boolean;
@@ -319,6 +325,7 @@ export interface ResolvedRestapOptions {
   cors?: Required<RestapCorsOptions>;
   guards: Array<Type<CanActivate>>;
   shutdownGraceMs: number;
+  capabilityTimeoutMs: number;
   storage: Required<RestapStorageOptions>;
   a2a: ResolvedRestapA2aOptions;
   catalogCacheControl: string;

@@ -1,6 +1,6 @@
 import { TaskState, type Part } from '@a2a-js/sdk';
 import type { RestapCaller } from '../../core/caller';
-import type { CapabilityInvoker } from '../../core/invoker/capability-invoker';
+import type { CapabilityTools } from '../../core/tools/capability-tools';
 import { dataPart, textPart, type TaskEvents } from './a2a-events';
 
 /** A message's request to run a capability: its data part `{ capability, arguments }`. */
@@ -19,13 +19,14 @@ export function capabilityCallOf(parts: readonly Part[]): CapabilityCall | undef
 }
 
 /**
- * Runs the capability through the invoker — the pipeline an HTTP call to its route takes (guards
- * with the caller's headers, pipes, interceptors, filters), no model in between — and ends the
+ * Runs the capability through CapabilityTools, as MCP and the model's tools do — the invoker's
+ * pipeline an HTTP call to its route takes (guards with the caller's headers, pipes, interceptors,
+ * filters), the path-parameter check and `capabilityTimeoutMs`, no model in between — and ends the
  * task: `completed` with the result as a `result` data artifact, `failed` with the refusal's or
  * the validation's messages, `canceled` when a cancel aborted it, `rejected` for a malformed call.
  */
 export async function runCapability(
-  invoker: CapabilityInvoker,
+  tools: CapabilityTools,
   call: CapabilityCall,
   caller: RestapCaller,
   events: TaskEvents,
@@ -36,7 +37,7 @@ export async function runCapability(
     events.status(TaskState.TASK_STATE_REJECTED, [textPart('A capability call is a data part {"capability": "<skill id>", "arguments": {...}} (arguments an object).')]);
     return;
   }
-  const result = await invoker.invoke(capability, args as Record<string, unknown>, caller, signal);
+  const result = await tools.callCapability(capability, args, caller, signal);
   if (signal.aborted) {
     events.status(TaskState.TASK_STATE_CANCELED, [textPart(`Canceled: the call to ${capability} was stopped.`)]);
     return;

@@ -11,7 +11,7 @@ import type { TalkChunk } from '../../interfaces/talk.interface';
 import { TalkService, type OpenTurn, type TurnEnding } from '../../core/talk/talk.service';
 import { A2aTaskStore, callerOf, CONTEXT_ID_STATE, NEW_TASK_STATE } from './a2a-task.store';
 import { BLOCKING_SEND_STATE, dataPart, TaskEvents, textPart, UNARY_SEND_STATE } from './a2a-events';
-import { CapabilityInvoker } from '../../core/invoker/capability-invoker';
+import { CapabilityTools } from '../../core/tools/capability-tools';
 import { capabilityCallOf, runCapability } from './capability.call';
 
 /** Why a cancelled task's turn and capability calls stop. */
@@ -40,7 +40,7 @@ export class TalkExecutor implements AgentExecutor {
 
   constructor(
     private readonly talk: TalkService,
-    private readonly invoker: CapabilityInvoker,
+    private readonly tools: CapabilityTools,
     private readonly tasks: A2aTaskStore,
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
   ) {}
@@ -76,7 +76,7 @@ export class TalkExecutor implements AgentExecutor {
       if (call) {
         running.abort = new AbortController();
         if (running.cancelled) running.abort.abort(new Error(TASK_CANCELED));
-        await runCapability(this.invoker, call, callerOf(request.context).caller, events, running.abort.signal);
+        await runCapability(this.tools, call, callerOf(request.context).caller, events, running.abort.signal);
       } else {
         await this.converse(request, events, running);
       }
