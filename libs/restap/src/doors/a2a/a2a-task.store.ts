@@ -7,58 +7,18 @@ import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { storableId, storableTime } from './a2a-request.check';
 import { randomBytes } from 'node:crypto';
 import { A2aCaller } from './a2a-caller';
+import { requestStateOf, type LiveTask, type TurnRow } from './a2a-request.state';
 import { GroupCommit } from '../../persistence/group-commit';
 import type { TurnSideRow } from '../../persistence/session.store';
 import { compactText, shareTask, withContextId } from './a2a-task.copies';
 import { LIST_BY_CONTEXT, LIST_BY_OWNER, LOAD, MAX_SAVE_BATCH, SAVE, SAVE_MANY, TASK_SIDE, type TaskRow, type TaskWrite } from './a2a-task.sql';
 
-/** Where the executor leaves the context id of the turn it runs (see {@link A2aTaskStore.load}). */
-export const CONTEXT_ID_STATE = 'restap.a2a.contextId';
-
-/**
- * Where the executor names the task it runs when the SDK drew its id for this request (a message
- * without taskId): nothing of it is stored yet, so loading it needs no statement until its first save.
- */
-export const NEW_TASK_STATE = 'restap.a2a.newTaskId';
-
-/**
- * Where a save leaves a task it wrote in a final state, for loads later in the same request (the
- * SDK reloads a task after each `task` event): a final task changes no more, so no statement is needed.
- */
-const FINAL_TASK_STATE = 'restap.a2a.finalTask';
-
-/**
- * Where {@link A2aTaskStore.sideRow} leaves the final task it wrote into the statement of the turn
- * that ended it, and {@link A2aTaskStore.sideStored} marks it committed: the SDK's save of that very
- * task then needs no statement of its own.
- */
-const TURN_ROW_STATE = 'restap.a2a.turnRow';
-
 const TERMINAL = new Set<TaskState>([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
 /** States a blocking send answers with before the task ends (the SDK stops there): written before save resolves. */
 const INTERRUPTED = new Set<TaskState>([TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED]);
 
-/** A final task written with its turn (see {@link TURN_ROW_STATE}): the task and its stored document. */
-interface TurnRow {
-  entry: LiveTask;
-  document: string;
-  committed: boolean;
-}
-
 /** While a task streams, the longest its stored copy lags behind, ms. */
 const FLUSH_MS = 100;
-
-/** A task running on this instance: its latest state, and the write of it in flight. */
-interface LiveTask {
-  id: string;
-  ownerHash: Buffer;
-  contextHash: Buffer;
-  box: Buffer | null;
-  state: TaskState;
-  task: Task;
-  written: Promise<void>;
-  flushTimer?: NodeJS.Timeout;
-}
 
 /** What a load knows beyond the task: who runs it and when it last changed. */
 export interface StoredTaskInfo {
@@ -121,11 +81,11 @@ export class A2aTaskStore implements TaskStore {
       return;
     }
     // The first save of a task the SDK drew for this request: from now on, loads read memory or storage.
-    if (context.state.get(NEW_TASK_STATE) === task.id) context.state.delete(NEW_TASK_STATE);
+    if (requestStateOf(context).newTaskId === task.id) requestStateOf(context).newTaskId = undefined;
     // A final task its turn's statement stored, unchanged since: nothing to write.
     const stored = final && !entry ? storedWithTurn(task, context) : undefined;
     if (stored) {
-      context.state.set(FINAL_TASK_STATE, stored);
+      requestStateOf(context).finalTask = stored;
       return;
     }
     const next: LiveTask = entry ?? { id: task.id, ownerHash: caller.ownerHash, contextHash: hashSessionId(task.contextId), box: caller.seal(task.contextId), state, task, written: Promise.resolve() };
@@ -134,7 +94,7 @@ export class A2aTaskStore implements TaskStore {
     if (final) this.live.delete(task.id);
     else this.live.set(task.id, next);
     await this.flush(next);
-    if (final) context.state.set(FINAL_TASK_STATE, next);
+    if (final) requestStateOf(context).finalTask = next;
   }
 
   /**
@@ -148,13 +108,13 @@ export class A2aTaskStore implements TaskStore {
     const entry: LiveTask = { id: task.id, ownerHash: caller.ownerHash, contextHash: hashSessionId(task.contextId), box: caller.seal(task.contextId), state, task: compactText(task), written: Promise.resolve() };
     const values = this.rowOf(entry);
     const row: TurnRow = { entry, document: values[6], committed: false };
-    context.state.set(TURN_ROW_STATE, row);
+    requestStateOf(context).turnRow = row;
     return { table: TASK_SIDE, values };
   }
 
   /** The row {@link sideRow} gave is committed with its turn. */
   sideStored(context: ServerCallContext): void {
-    const row = context.state.get(TURN_ROW_STATE) as TurnRow | undefined;
+    const row = requestStateOf(context).turnRow;
     if (row) row.committed = true;
   }
 
@@ -176,7 +136,7 @@ export class A2aTaskStore implements TaskStore {
       const visible = known.includes(contextId) || (caller.isAuthenticated && live.ownerHash.equals(caller.ownerHash));
       return { task: withContextId(shareTask(live.task), visible ? contextId : ''), info: { runner: TERMINAL.has(live.state) ? null : this.instanceId, updatedAt: new Date() } };
     }
-    if (context.state.get(NEW_TASK_STATE) === taskId) return undefined; // drawn for this request, not saved yet
+    if (requestStateOf(context).newTaskId === taskId) return undefined; // drawn for this request, not saved yet
     const [row] = await this.sql.query<TaskRow>(LOAD, [taskId, caller.ownerHash, known[0] ? hashSessionId(known[0]) : null]);
     if (!row) return undefined;
     return {
@@ -289,9 +249,9 @@ export function callerOf(context: ServerCallContext): A2aCaller {
  * (see A2aTaskStore.sideRow); undefined otherwise, and for any later save.
  */
 function storedWithTurn(task: Task, context: ServerCallContext): LiveTask | undefined {
-  const row = context.state.get(TURN_ROW_STATE) as TurnRow | undefined;
+  const row = requestStateOf(context).turnRow;
   if (!row?.committed || row.entry.id !== task.id) return undefined;
-  context.state.delete(TURN_ROW_STATE);
+  requestStateOf(context).turnRow = undefined;
   return documentOf(compactText(task)) === row.document ? row.entry : undefined;
 }
 
@@ -300,15 +260,15 @@ function documentOf(task: Task): string {
   return JSON.stringify(Task.toJSON(withContextId(task, '')));
 }
 
-/** The task this request saved in a final state, if it is `taskId` (see {@link FINAL_TASK_STATE}). */
+/** The task this request saved in a final state, if it is `taskId` (see A2aRequestState.finalTask). */
 function finalTaskOf(context: ServerCallContext, taskId: string): LiveTask | undefined {
-  const saved = context.state.get(FINAL_TASK_STATE) as LiveTask | undefined;
+  const saved = requestStateOf(context).finalTask;
   return saved?.id === taskId ? saved : undefined;
 }
 
 function knownContextIds(context: ServerCallContext, caller: A2aCaller): string[] {
-  const running = context.state.get(CONTEXT_ID_STATE);
-  return [...(typeof running === 'string' && running ? [running] : []), ...(caller.contextHint ? [caller.contextHint] : [])];
+  const running = requestStateOf(context).contextId;
+  return [...(running ? [running] : []), ...(caller.contextHint ? [caller.contextHint] : [])];
 }
 
 function encodeCursor(at: Date, id: string): string {

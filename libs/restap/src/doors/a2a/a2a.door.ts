@@ -137,11 +137,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
   private serveEndpoint(req: Request, res: Response, next: NextFunction): void {
     if (!this.isEndpoint(req)) return next();
     const rpc = this.rpc as RequestHandler;
-    this.endpoint.run(req, res, undefined, () => {
-      const minted = mintContextId(req.body);
-      if (minted) MINTED.set(req, minted);
-      mounted(rpc, req, res, (error?: unknown) => (error ? fail(res, error) : next()));
-    });
+    this.endpoint.run(req, res, undefined, () => mounted(rpc, req, res, (error?: unknown) => (error ? fail(res, error) : next())));
   }
 
   /**
@@ -169,7 +165,8 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
   /** The SDK's `User` for a request: its identity (hashed in storage), headers, and the context it names. */
   private callerOf(req: Request): A2aCaller {
     const caller = { headers: req.headers, ip: req.ip };
-    return new A2aCaller(caller, this.options.a2a.identify(caller), contextHintOf(req.body), MINTED.get(req));
+    const minted = newContextIdOf(req.body);
+    return new A2aCaller(caller, this.options.a2a.identify(caller), minted ?? contextHintOf(req.body), minted);
   }
 }
 
@@ -215,22 +212,17 @@ function streams(body: unknown): boolean {
   return typeof method === 'string' && STREAM_METHODS.has(method);
 }
 
-/** The context id the door minted for a request (see mintContextId), for its A2aCaller. */
-const MINTED = new WeakMap<Request, string>();
-
 /**
  * A message that starts a conversation (no contextId, no taskId) gets a session id minted by the
- * session rules as its contextId, before the SDK would draw a UUID: the context is the session.
- * Returns the id minted, if any.
+ * session rules as its contextId, where the SDK would draw a UUID: the context is the session. The
+ * id travels with the request's A2aCaller; ReplicaAwareRequestHandler gives it to the message.
+ * Undefined for any other request.
  */
-function mintContextId(body: unknown): string | undefined {
+function newContextIdOf(body: unknown): string | undefined {
   const rpc = body as { method?: unknown; params?: { message?: { contextId?: unknown; taskId?: unknown } } } | undefined;
   const message = rpc?.params?.message;
   if (typeof rpc?.method !== 'string' || !SEND_METHODS.has(rpc.method) || !message || typeof message !== 'object') return undefined;
-  if (message.contextId || message.taskId) return undefined;
-  const minted = mintSessionId();
-  message.contextId = minted;
-  return minted;
+  return message.contextId || message.taskId ? undefined : mintSessionId();
 }
 
 /** A context id the request names (SendMessage's message.contextId, ListTasks' contextId). */

@@ -4,7 +4,8 @@ import { RESTAP_OPTIONS } from '../../restap.constants';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { RestapSql, statement } from '../../persistence/restap-sql';
 import { hashSessionId } from '../../sessions/session-id';
-import { callerOf, CONTEXT_ID_STATE } from './a2a-task.store';
+import { callerOf } from './a2a-task.store';
+import { requestStateOf } from './a2a-request.state';
 import { TalkExecutor } from './talk.executor';
 
 /** Flags a task the caller may read, while some instance runs it. */
@@ -51,7 +52,7 @@ export class RemoteCancels implements OnApplicationBootstrap, OnApplicationShutd
   /** Flags the task for its runner; false when the caller may not read it or nothing runs it. */
   async request(taskId: string, context: ServerCallContext): Promise<boolean> {
     const caller = callerOf(context);
-    const named = context.state.get(CONTEXT_ID_STATE) ?? caller.contextHint;
+    const named = requestStateOf(context).contextId ?? caller.contextHint;
     const rows = await this.sql.query(REQUEST, [taskId, caller.ownerHash, typeof named === 'string' ? hashSessionId(named) : null]);
     return rows.length > 0;
   }

@@ -3,7 +3,8 @@ import { TaskNotCancelableError, UnsupportedOperationError } from '@a2a-js/sdk/e
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler, type AgentExecutor, type ServerCallContext } from '@a2a-js/sdk/server';
 import type { A2aTaskStore } from './a2a-task.store';
-import { BLOCKING_SEND_STATE, UNARY_SEND_STATE } from './a2a-events';
+import { requestStateOf } from './a2a-request.state';
+import { callerOf } from './a2a-task.store';
 import type { RemoteCancels } from './remote-cancels';
 import { followStoredTask } from './stored-subscription';
 
@@ -45,9 +46,14 @@ export class ReplicaAwareRequestHandler extends DefaultRequestHandler {
    * one whose events no one streams, so its text deltas may go out together (see TaskEvents).
    */
   override sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
-    if (params.configuration?.returnImmediately !== true) context.state.set(BLOCKING_SEND_STATE, true);
-    context.state.set(UNARY_SEND_STATE, true);
-    return super.sendMessage(params, context);
+    const state = requestStateOf(context);
+    state.blockingSend = params.configuration?.returnImmediately !== true;
+    state.unarySend = true;
+    return super.sendMessage(withMintedContext(params, context), context);
+  }
+
+  override sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    return super.sendMessageStream(withMintedContext(params, context), context);
   }
 
   /** On another instance than the task's runner: asks the runner (see RemoteCancels) and waits for `canceled`. */
@@ -92,4 +98,12 @@ export class ReplicaAwareRequestHandler extends DefaultRequestHandler {
     }
     throw new UnsupportedOperationError(`Task ${taskId} runs on another instance of this agent, which was asked to cancel it but has not confirmed within ${REMOTE_CANCEL_WAIT_MS / 1000} s: poll GetTask.`);
   }
+}
+
+/** The request's message with the context id the door minted for a new conversation (see A2aCaller.mintedContextId), if it did. */
+function withMintedContext(params: SendMessageRequest, context: ServerCallContext): SendMessageRequest {
+  const minted = callerOf(context).mintedContextId;
+  const message = params.message;
+  if (!minted || !message || message.contextId || message.taskId) return params;
+  return { ...params, message: { ...message, contextId: minted } };
 }

@@ -9,8 +9,9 @@ import { toErrorBody } from '../kit/http/restap-exception.filter';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import type { TalkChunk } from '../../interfaces/talk.interface';
 import { TalkService, type OpenTurn, type TurnEnding } from '../../core/talk/talk.service';
-import { A2aTaskStore, callerOf, CONTEXT_ID_STATE, NEW_TASK_STATE } from './a2a-task.store';
-import { BLOCKING_SEND_STATE, dataPart, TaskEvents, textPart, UNARY_SEND_STATE } from './a2a-events';
+import { A2aTaskStore, callerOf } from './a2a-task.store';
+import { requestStateOf } from './a2a-request.state';
+import { dataPart, TaskEvents, textPart } from './a2a-events';
 import { CapabilityTools } from '../../core/tools/capability-tools';
 import { capabilityCallOf, runCapability } from './capability.call';
 
@@ -62,14 +63,14 @@ export class TalkExecutor implements AgentExecutor {
   /** Never rejects: every outcome is published on the bus as the task's final status. */
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
     // A new task of a blocking send: no one but this request knows its id before the answer.
-    const state = request.context.state;
-    const events = new TaskEvents(request, bus, !request.task && state.get(BLOCKING_SEND_STATE) === true, state.get(UNARY_SEND_STATE) === true);
+    const state = requestStateOf(request.context);
+    const events = new TaskEvents(request, bus, !request.task && state.blockingSend, state.unarySend);
     const running: Running = { cancelled: false };
     this.running.set(request.taskId, running);
     // The task store puts the context id back into what it loads for this request.
-    request.context.state.set(CONTEXT_ID_STATE, request.contextId);
+    state.contextId = request.contextId;
     // A task the SDK drew an id for (no stored task continued): the store has nothing of it to read yet.
-    if (!request.task) request.context.state.set(NEW_TASK_STATE, request.taskId);
+    if (!request.task) state.newTaskId = request.taskId;
     try {
       events.start();
       const call = capabilityCallOf(request.userMessage.parts);
