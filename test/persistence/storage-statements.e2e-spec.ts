@@ -1,20 +1,20 @@
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { RestapSql, statement, type RestapStatement } from '../libs/restap/src/persistence/restap-sql';
-import { TypeOrmNewsStore } from '../libs/restap/src/persistence/typeorm-news.store';
-import { MAX_TURN_BATCH, TypeOrmSessionStore } from '../libs/restap/src/persistence/typeorm-session.store';
-import type { NewTalkTurn, TurnSideTable } from '../libs/restap/src/persistence/session.store';
-import type { NewsAppend, NewsAppendResult, NewsPageQuery, NewsPageText } from '../libs/restap/src/persistence/news.store';
-import { itemJson } from '../libs/restap/src/core/news/news-page.writer';
-import { RESTAP_OPTIONS } from '../libs/restap/src/restap.constants';
-import type { ResolvedRestapOptions } from '../libs/restap/src/interfaces/restap-options.interface';
-import { isStorageError } from '../libs/restap/src/persistence/storage-errors';
-import { useSampleAgent } from './support/sample-app';
+import { RestapSql, statement, type RestapStatement } from '../../libs/restap/src/persistence/restap-sql';
+import { TypeOrmNewsStore } from '../../libs/restap/src/persistence/typeorm-news.store';
+import { MAX_TURN_BATCH, TypeOrmSessionStore } from '../../libs/restap/src/persistence/typeorm-session.store';
+import type { NewTalkTurn, TurnSideTable } from '../../libs/restap/src/persistence/session.store';
+import type { NewsAppend, NewsAppendResult, NewsPageQuery, NewsPageText } from '../../libs/restap/src/persistence/news.store';
+import { itemJson } from '../../libs/restap/src/core/news/news-page.writer';
+import { RESTAP_OPTIONS } from '../../libs/restap/src/restap.constants';
+import type { ResolvedRestapOptions } from '../../libs/restap/src/interfaces/restap-options.interface';
+import { isStorageError } from '../../libs/restap/src/persistence/storage-errors';
+import { useSampleAgent } from '../support/sample-app';
 import { Role, TaskState, type Task } from '@a2a-js/sdk';
 import { ServerCallContext } from '@a2a-js/sdk/server';
-import { A2aTaskStore } from '../libs/restap/src/doors/a2a/a2a-task.store';
-import { A2aCaller } from '../libs/restap/src/doors/a2a/a2a-caller';
-import { usingServer } from './support/test-database';
+import { A2aTaskStore } from '../../libs/restap/src/doors/a2a/a2a-task.store';
+import { A2aCaller } from '../../libs/restap/src/doors/a2a/a2a-caller';
+import { usingServer } from '../support/test-database';
 
 /** RestapSql that records each statement it sends on to PostgreSQL. */
 class CountingSql extends RestapSql {

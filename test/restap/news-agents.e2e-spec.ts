@@ -1,9 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { RunningApp } from './support/sample-app';
-import { getNews, newSessionId, postNews, readAll } from './fixtures/news-http';
-import { AgentProbe, startFixtureAgent } from './fixtures/news-agent.app';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { RunningApp } from '../support/sample-app';
+import { getNews, newSessionId, postNews, readAll } from '../fixtures/news-http';
+import { AgentProbe, startFixtureAgent } from '../fixtures/news-agent.app';
 
 jest.setTimeout(90_000);
 

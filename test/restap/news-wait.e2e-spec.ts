@@ -5,10 +5,9 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { NEWS_CHANNEL, NOTIFY_SPACING_MS, pgConfigOf } from 'nestjs-restap/core/news/pg-news.channel';
 import { NewsWaits } from 'nestjs-restap/core/news/news-waits';
-import { createTestDatabase, usingServer, type TestDatabase } from './support/test-database';
-import { getNews, newSessionId, postNews, type WireNewsPage } from './fixtures/news-http';
-import { createTempPostgres, type TempPostgres } from './reliability/support/temp-postgres';
-import { startReliabilityApp, type ReliabilityApp } from './reliability/support/reliability-app';
+import { openReplicaDatabase, type ReplicaDatabase } from '../support/replica-database';
+import { getNews, newSessionId, postNews, type WireNewsPage } from '../fixtures/news-http';
+import { startReliabilityApp, type ReliabilityApp } from '../reliability/support/reliability-app';
 import type { RestapModuleOptions } from 'nestjs-restap';
 
 // Issue 18 — GET /news?wait=N: a poll that finds nothing is held until an item it may see commits
@@ -22,17 +21,10 @@ type Item = WireNewsPage['items'][number];
 /** Two replicas of one agent on one database. */
 function useReplicas(restap: Partial<RestapModuleOptions> = {}): { a: ReliabilityApp; b: ReliabilityApp } {
   const pair = {} as { a: ReliabilityApp; b: ReliabilityApp };
-  let db: TestDatabase | undefined;
-  let pg: TempPostgres | undefined;
+  let shared: ReplicaDatabase | undefined;
   beforeAll(async () => {
-    let url: string;
-    if (usingServer()) {
-      db = await createTestDatabase();
-      url = db.url as string;
-    } else {
-      pg = await createTempPostgres();
-      url = pg.url;
-    }
+    shared = await openReplicaDatabase();
+    const url = shared.url;
     const options = { ...restap, news: { resyncMs: 60_000, ...(restap.news || {}) } };
     pair.a = await startReliabilityApp({ url }, { restap: options });
     pair.b = await startReliabilityApp({ url }, { restap: options });
@@ -47,8 +39,7 @@ function useReplicas(restap: Partial<RestapModuleOptions> = {}): { a: Reliabilit
     // A test may have closed one already (graceful shutdown).
     await pair.a?.close().catch(() => undefined);
     await pair.b?.close().catch(() => undefined);
-    await db?.drop();
-    pg?.destroy();
+    await shared?.close();
   });
   return pair;
 }

@@ -3,10 +3,10 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { randomUUID } from 'node:crypto';
 import { RestapModule, Talk, type TalkContext } from 'nestjs-restap';
-import { DatabaseModule } from '../apps/sample-agent/src/database/database.module';
-import { listen, type RunningApp } from './support/sample-app';
-import { useTestDatabase } from './support/test-database';
-import { connectModern } from './mcp/mcp-clients';
+import { DatabaseModule } from '../../apps/sample-agent/src/database/database.module';
+import { listen, type RunningApp } from '../support/sample-app';
+import { useTestDatabase } from '../support/test-database';
+import { connectModern } from '../mcp/mcp-clients';
 
 jest.setTimeout(120_000);
 

@@ -1,9 +1,9 @@
 import { DataSource } from 'typeorm';
 import { NEWS_GUARD } from 'nestjs-restap';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { RunningApp, startSample } from './support/sample-app';
-import { ChatRequestBody, FakeLlm, startFakeLlm } from './support/fake-llm';
-import { newSessionId, postNews, readAll } from './fixtures/news-http';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { RunningApp, startSample } from '../support/sample-app';
+import { ChatRequestBody, FakeLlm, startFakeLlm } from '../support/fake-llm';
+import { newSessionId, postNews, readAll } from '../fixtures/news-http';
 
 jest.setTimeout(90_000);
 

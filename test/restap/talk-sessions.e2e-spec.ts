@@ -2,10 +2,10 @@ import { Controller, HttpCode, Post } from '@nestjs/common';
 import { RestapBootstrapError, SESSION_ID_PATTERN } from 'nestjs-restap';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { RestapSql, type RestapStatement } from '../libs/restap/src/persistence/restap-sql';
-import { usingServer, useTestDatabase } from './support/test-database';
-import { CapturingLogger, createTalkApp, startTalkFixture, storedTurns, TalkFixture } from './fixtures/talk-app';
-import { eventsOnly, openTalkStream, postTalk } from './fixtures/talk-sse';
+import { RestapSql, type RestapStatement } from '../../libs/restap/src/persistence/restap-sql';
+import { usingServer, useTestDatabase } from '../support/test-database';
+import { CapturingLogger, createTalkApp, startTalkFixture, storedTurns, TalkFixture } from '../fixtures/talk-app';
+import { eventsOnly, openTalkStream, postTalk } from '../fixtures/talk-sse';
 
 // Jest ignores the e2e project's testTimeout; PGlite alone can take 8 s to start.
 jest.setTimeout(60_000);

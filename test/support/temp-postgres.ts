@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './child-agent';
+import { freePort } from '../reliability/support/child-agent';
 
 const BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
 

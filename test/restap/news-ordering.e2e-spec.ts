@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { APPEND_GLOBAL_SQL, PAGE_ALL_SQL, PAGE_FEED_SQL, pageSql, recentSql } from '../libs/restap/src/persistence/typeorm-news.sql';
-import { LOAD_HISTORIES } from '../libs/restap/src/persistence/typeorm-session.store';
-import { createTestDatabase, usingServer } from './support/test-database';
-import { startSample, useSampleAgent } from './support/sample-app';
-import { newSessionId, readAll } from './fixtures/news-http';
-import { pollUntil, writeConcurrently, WriteLoad } from './fixtures/news-load';
+import { APPEND_GLOBAL_SQL, PAGE_ALL_SQL, PAGE_FEED_SQL, pageSql, recentSql } from '../../libs/restap/src/persistence/typeorm-news.sql';
+import { LOAD_HISTORIES } from '../../libs/restap/src/persistence/typeorm-session.store';
+import { createTestDatabase, usingServer } from '../support/test-database';
+import { startSample, useSampleAgent } from '../support/sample-app';
+import { newSessionId, readAll } from '../fixtures/news-http';
+import { pollUntil, writeConcurrently, WriteLoad } from '../fixtures/news-load';
 
 jest.setTimeout(180_000);
 

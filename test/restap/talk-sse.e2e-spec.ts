@@ -3,9 +3,9 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Observable, from, interval, map, of } from 'rxjs';
 import type { TalkChunk } from 'nestjs-restap';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { eventually, startTalkFixture, storedTurns, TalkFixture } from './fixtures/talk-app';
-import { eventsOnly, openTalkStream, postTalk, SseFrame } from './fixtures/talk-sse';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { eventually, startTalkFixture, storedTurns, TalkFixture } from '../fixtures/talk-app';
+import { eventsOnly, openTalkStream, postTalk, SseFrame } from '../fixtures/talk-sse';
 
 const HEARTBEAT_MS = 100;
 const TIMEOUT_MS = 2500;

@@ -1,7 +1,7 @@
 import { SESSION_ID_PATTERN } from 'nestjs-restap';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { startTalkFixture, TalkFixture } from './fixtures/talk-app';
-import { openTalkStream, postTalk } from './fixtures/talk-sse';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { startTalkFixture, TalkFixture } from '../fixtures/talk-app';
+import { openTalkStream, postTalk } from '../fixtures/talk-sse';
 
 const SSE = { Accept: 'text/event-stream' };
 const id = (length: number, char = 'a'): string => char.repeat(length);

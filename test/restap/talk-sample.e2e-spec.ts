@@ -1,9 +1,9 @@
-import { SYSTEM_PROMPT } from '../apps/sample-agent/src/app.module';
-import { useTestDatabase } from './support/test-database';
-import { RunningApp, startSample } from './support/sample-app';
-import { FakeLlm, startFakeLlm } from './support/fake-llm';
-import { eventually, storedTurns } from './fixtures/talk-app';
-import { eventsOnly, openTalkStream, postTalk } from './fixtures/talk-sse';
+import { SYSTEM_PROMPT } from '../../apps/sample-agent/src/app.module';
+import { useTestDatabase } from '../support/test-database';
+import { RunningApp, startSample } from '../support/sample-app';
+import { FakeLlm, startFakeLlm } from '../support/fake-llm';
+import { eventually, storedTurns } from '../fixtures/talk-app';
+import { eventsOnly, openTalkStream, postTalk } from '../fixtures/talk-sse';
 
 // Jest ignores the e2e project's testTimeout; PGlite alone can take 8 s to start.
 jest.setTimeout(60_000);

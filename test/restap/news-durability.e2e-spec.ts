@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, TestDatabase } from './support/test-database';
-import { RunningApp, startSample } from './support/sample-app';
-import { getNews, postNews, readAll } from './fixtures/news-http';
+import { createTestDatabase, TestDatabase } from '../support/test-database';
+import { RunningApp, startSample } from '../support/sample-app';
+import { getNews, postNews, readAll } from '../fixtures/news-http';
 
 jest.setTimeout(120_000);
 

@@ -1,5 +1,5 @@
-import { useSampleAgent } from './support/sample-app';
-import { getNews, newSessionId, postNews, readAll } from './fixtures/news-http';
+import { useSampleAgent } from '../support/sample-app';
+import { getNews, newSessionId, postNews, readAll } from '../fixtures/news-http';
 
 jest.setTimeout(60_000);
 

@@ -1,6 +1,6 @@
 import { NewsWakeups } from 'nestjs-restap';
-import { getNews, postNews } from './fixtures/news-http';
-import { startReliabilityApp, type ReliabilityApp } from './reliability/support/reliability-app';
+import { getNews, postNews } from '../fixtures/news-http';
+import { startReliabilityApp, type ReliabilityApp } from '../reliability/support/reliability-app';
 
 // Issue 18 — on the embedded PGlite database (the zero-setup default) held polls are woken by an
 // in-process signal: LISTEN through PGlite's node-postgres adapter never delivers a NOTIFY, and no

@@ -1,10 +1,10 @@
 import { DataSource } from 'typeorm';
-import { createTestDatabase, type TestDatabase } from './support/test-database';
-import { CapturingLogger } from './fixtures/talk-app';
-import { getNews, newSessionId } from './fixtures/news-http';
-import { startReliabilityApp, type ReliabilityApp } from './reliability/support/reliability-app';
-import { itemJson, pageJson } from '../libs/restap/src/core/news/news-page.writer';
-import { feedOf } from '../libs/restap/src/core/news/news-feed';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { CapturingLogger } from '../fixtures/talk-app';
+import { getNews, newSessionId } from '../fixtures/news-http';
+import { startReliabilityApp, type ReliabilityApp } from '../reliability/support/reliability-app';
+import { itemJson, pageJson } from '../../libs/restap/src/core/news/news-page.writer';
+import { feedOf } from '../../libs/restap/src/core/news/news-feed';
 
 // A plain GET /news poll has its items' wire JSON written by PostgreSQL (pageTextSql), held polls
 // and the doors by `itemJson` in JavaScript: both must give the same bytes for whatever storage

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
-import { useSampleAgent } from './support/sample-app';
-import { getNews, newSessionId, postNews, readAll } from './fixtures/news-http';
+import { useSampleAgent } from '../support/sample-app';
+import { getNews, newSessionId, postNews, readAll } from '../fixtures/news-http';
 
 jest.setTimeout(60_000);
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { useSampleAgent } from './support/sample-app';
-import { newSessionId, postNews } from './fixtures/news-http';
+import { useSampleAgent } from '../support/sample-app';
+import { newSessionId, postNews } from '../fixtures/news-http';
 
 jest.setTimeout(60_000);
 

@@ -1,7 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { RESTAP_CATALOG_SCHEMA } from 'nestjs-restap';
-import { useSampleAgent } from './support/sample-app';
+import { useSampleAgent } from '../support/sample-app';
 
 const textSchema = {
   type: 'object',

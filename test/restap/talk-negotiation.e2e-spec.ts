@@ -2,9 +2,9 @@ import compression from 'compression';
 import { ArgumentsHost, CallHandler, Catch, ExceptionFilter, ExecutionContext, Injectable, NestInterceptor, ValidationPipe } from '@nestjs/common';
 import type { Response } from 'express';
 import { map, timeout, type Observable } from 'rxjs';
-import { useTestDatabase } from './support/test-database';
-import { startTalkFixture, TalkFixture } from './fixtures/talk-app';
-import { eventsOnly, openTalkStream, postTalk } from './fixtures/talk-sse';
+import { useTestDatabase } from '../support/test-database';
+import { startTalkFixture, TalkFixture } from '../fixtures/talk-app';
+import { eventsOnly, openTalkStream, postTalk } from '../fixtures/talk-sse';
 
 type Expect = 'json' | 'sse' | 406;
 
