@@ -66,7 +66,7 @@ export class A2aTaskStore implements TaskStore {
    * and its save writes nothing.
    */
   async save(task: Task, context: ServerCallContext): Promise<void> {
-    const caller = callerOf(context);
+    const caller = a2aCallerOf(context);
     const state = task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
     const final = TERMINAL.has(state);
     const now = final || INTERRUPTED.has(state);
@@ -103,7 +103,7 @@ export class A2aTaskStore implements TaskStore {
    * {@link sideStored} tells the store so, and the SDK's save of the same task writes nothing.
    */
   sideRow(task: Task, context: ServerCallContext): TurnSideRow {
-    const caller = callerOf(context);
+    const caller = a2aCallerOf(context);
     const state = task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
     const entry: LiveTask = { id: task.id, ownerHash: caller.ownerHash, contextHash: hashSessionId(task.contextId), box: caller.seal(task.contextId), state, task: compactText(task), written: Promise.resolve() };
     const values = this.rowOf(entry);
@@ -128,7 +128,7 @@ export class A2aTaskStore implements TaskStore {
   async loadWithInfo(taskId: string, context: ServerCallContext): Promise<{ task: Task; info: StoredTaskInfo } | undefined> {
     // The door refuses such ids before the SDK (A2aRequestCheck); this keeps them from SQL on any path.
     if (!storableId(taskId)) throw new RequestMalformedError('A task id cannot hold a NUL character.');
-    const caller = callerOf(context);
+    const caller = a2aCallerOf(context);
     const known = knownContextIds(context, caller);
     const live = this.live.get(taskId) ?? finalTaskOf(context, taskId);
     if (live && (live.ownerHash.equals(caller.ownerHash) || known.some((id) => hashSessionId(id).equals(live.contextHash)))) {
@@ -200,7 +200,7 @@ export class A2aTaskStore implements TaskStore {
   }
 
   async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
-    const caller = callerOf(context);
+    const caller = a2aCallerOf(context);
     const pageSize = params.pageSize ?? 50;
     const contextHash = params.contextId ? hashSessionId(params.contextId) : null;
     const cursor = params.pageToken ? decodeCursor(params.pageToken) : undefined;
@@ -240,7 +240,7 @@ export class A2aTaskStore implements TaskStore {
 }
 
 /** The request's A2aCaller; a context built elsewhere counts as anonymous. */
-export function callerOf(context: ServerCallContext): A2aCaller {
+export function a2aCallerOf(context: ServerCallContext): A2aCaller {
   return context.user instanceof A2aCaller ? context.user : new A2aCaller({ headers: {} }, undefined);
 }
 

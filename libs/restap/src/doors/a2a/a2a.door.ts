@@ -14,7 +14,7 @@ import { DoorPipeline, doorPathOf } from '../kit/door-pipeline';
 import { A2aTaskStore } from './a2a-task.store';
 import { ReplicaAwareRequestHandler } from './replica-aware.handler';
 import { A2aRequestCheck } from './a2a-request.check';
-import { TalkExecutor } from './talk.executor';
+import { A2aAgentExecutor } from './a2a-agent.executor';
 import { RemoteCancels } from './remote-cancels';
 import { buildAgentCard, cardFor } from './agent-card.factory';
 import { writeDoorError as fail } from '../kit/http/door-error.writer';
@@ -66,7 +66,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly registry: RestapRegistry,
     private readonly tasks: A2aTaskStore,
-    private readonly executor: TalkExecutor,
+    private readonly executor: A2aAgentExecutor,
     private readonly remote: RemoteCancels,
     kit: DoorKit,
   ) {
@@ -108,7 +108,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     );
     this.rpc = sdkExpress().jsonRpcHandler({
       requestHandler: handler,
-      userBuilder: async (req) => this.callerOf(req),
+      userBuilder: async (req) => this.userOf(req),
       legacyCompat: { enabled: true },
     });
     this.rpc = new A2aRequestCheck(this.card, this.options.a2a.path, this.options.a2a).guard(this.rpc);
@@ -163,7 +163,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
   }
 
   /** The SDK's `User` for a request: its identity (hashed in storage), headers, and the context it names. */
-  private callerOf(req: Request): A2aCaller {
+  private userOf(req: Request): A2aCaller {
     const caller = { headers: req.headers, ip: req.ip };
     const minted = newContextIdOf(req.body);
     return new A2aCaller(caller, this.options.a2a.identify(caller), minted ?? contextHintOf(req.body), minted);

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler, type AgentExecutor, type ServerCallContext } from '@a2a-js/sdk/server';
 import type { A2aTaskStore } from './a2a-task.store';
 import { requestStateOf } from './a2a-request.state';
-import { callerOf } from './a2a-task.store';
+import { a2aCallerOf } from './a2a-task.store';
 import type { RemoteCancels } from './remote-cancels';
 import { followStoredTask } from './stored-subscription';
 
@@ -102,7 +102,7 @@ export class ReplicaAwareRequestHandler extends DefaultRequestHandler {
 
 /** The request's message with the context id the door minted for a new conversation (see A2aCaller.mintedContextId), if it did. */
 function withMintedContext(params: SendMessageRequest, context: ServerCallContext): SendMessageRequest {
-  const minted = callerOf(context).mintedContextId;
+  const minted = a2aCallerOf(context).mintedContextId;
   const message = params.message;
   if (!minted || !message || message.contextId || message.taskId) return params;
   return { ...params, message: { ...message, contextId: minted } };

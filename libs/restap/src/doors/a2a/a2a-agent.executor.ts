@@ -9,7 +9,7 @@ import { toErrorBody } from '../kit/http/restap-exception.filter';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import type { TalkChunk } from '../../interfaces/talk.interface';
 import { TalkService, type OpenTurn, type TurnEnding } from '../../core/talk/talk.service';
-import { A2aTaskStore, callerOf } from './a2a-task.store';
+import { A2aTaskStore, a2aCallerOf } from './a2a-task.store';
 import { requestStateOf } from './a2a-request.state';
 import { dataPart, TaskEvents, textPart } from './a2a-events';
 import { CapabilityTools } from '../../core/tools/capability-tools';
@@ -35,7 +35,7 @@ interface Running {
  * client-safe message of the failure, or `canceled` when a cancel stopped the turn.
  */
 @Injectable()
-export class TalkExecutor implements AgentExecutor {
+export class A2aAgentExecutor implements AgentExecutor {
   private readonly logger = new Logger('Restap');
   private readonly running = new Map<string, Running>();
 
@@ -77,7 +77,7 @@ export class TalkExecutor implements AgentExecutor {
       if (call) {
         running.abort = new AbortController();
         if (running.cancelled) running.abort.abort(new Error(TASK_CANCELED));
-        await runCapability(this.tools, call, callerOf(request.context).caller, events, running.abort.signal);
+        await runCapability(this.tools, call, a2aCallerOf(request.context).caller, events, running.abort.signal);
       } else {
         await this.converse(request, events, running);
       }
@@ -110,7 +110,7 @@ export class TalkExecutor implements AgentExecutor {
       const detail = error instanceof InvalidSessionIdException ? ' contextId is this agent\'s session id: omit it to start a conversation, or send one it returned.' : '';
       return events.status(TaskState.TASK_STATE_REJECTED, [textPart(`${(error as Error).message}${detail}`)]);
     }
-    const caller = callerOf(request.context);
+    const caller = a2aCallerOf(request.context);
     // An unseen task that completes is written in the statement that stores its turn, and published
     // once that statement has committed: no statement of its own.
     let sealed = false;
