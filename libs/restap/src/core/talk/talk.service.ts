@@ -5,7 +5,8 @@ import { AgentTimeoutException } from '../../exceptions/agent-timeout.exception'
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import type { TalkChunk, TalkContext, TalkTurn, TalkTurnStatus } from '../../interfaces/talk.interface';
 import type { NewsItem } from '../../interfaces/news.interface';
-import { RESTAP_SESSION_STORE, type NewTalkTurn, type SessionStore, type TurnSideRow } from '../../persistence/session.store';
+import { RESTAP_SESSION_STORE, type NewTalkTurn, type OpenedTurn, type SessionStore, type TurnSideRow } from '../../persistence/session.store';
+import { RestapReplicas } from '../lifecycle/restap-replicas.service';
 import { isStorageError } from '../../persistence/storage-errors';
 import { hashSessionId, mintSessionId } from '../../sessions/session-id';
 import { randomToken } from '../../sessions/random-token';
@@ -93,13 +94,17 @@ export class TalkService {
     @Optional() @Inject(RESTAP_TALK_NEWS_SOURCE) private readonly newsSource?: TalkNewsSource,
     @Optional() private readonly drain?: RestapDrain,
     @Optional() private readonly tools?: CapabilityTools,
+    @Optional() private readonly replicas?: RestapReplicas,
   ) {}
 
   /**
    * Opens a turn: mints the session when none is given, loads its history and the news the agent
-   * should see, and builds the handler's context. Rejects (502 agent_error without a `@Talk()`
-   * handler, 503 when storage is down, 400 for a message that cannot be stored) before anything
-   * runs. The turn is followed by the shutdown drain from here on, which may stop it.
+   * should see, stores the user's message (with a placeholder for the reply, both `open`, tagged
+   * with this instance: should it die before the turn ends, another marks the turn interrupted),
+   * and builds the handler's context. The store write runs beside the reads, not after them.
+   * Rejects (502 agent_error without a `@Talk()` handler, 503 when storage is down, 400 for a
+   * message that cannot be stored) before anything runs. The turn is followed by the shutdown
+   * drain from here on, which may stop it.
    */
   async open(request: TurnRequest): Promise<OpenTurn> {
     // Every door's message goes to a text column: one rule for what can be stored (400 naming the field).
@@ -121,7 +126,7 @@ export class TalkService {
     const run = new TalkRun(talk.timeoutMs);
     const finished = this.drain ? this.drain.track({ stop: () => run.stop('shutdown') }) : () => undefined;
     try {
-      const ctx = await this.createContext(turn, request.caller, run);
+      const ctx = await this.openStored(turn, () => this.createContext(turn, request.caller, run));
       let ran = false;
       return {
         sessionId,
@@ -141,6 +146,28 @@ export class TalkService {
       finished();
       throw error;
     }
+  }
+
+  /**
+   * `createContext()`, with the turn stored as open beside it (when sessions are on and the store
+   * can). Should either fail, the other's work is undone: an opened turn whose context could not
+   * be built is closed as an error, so no open row outlives its turn on a live instance.
+   */
+  private async openStored(turn: TurnState, createContext: () => Promise<TalkContext>): Promise<TalkContext> {
+    const { store, replicas } = this;
+    if (!turn.keyHash || !store.openTurn || !store.closeTurn || !replicas) return createContext();
+    const opening = store.openTurn(turn.keyHash, this.turnRows(turn, { status: 'error', text: '' }), replicas.id);
+    const [opened, context] = await Promise.allSettled([opening, createContext()]);
+    if (opened.status === 'fulfilled') turn.opened = opened.value;
+    if (context.status === 'rejected') {
+      if (turn.opened) await this.recordQuietly(turn, { status: 'error', text: '' });
+      throw context.reason;
+    }
+    if (opened.status === 'rejected') {
+      this.logFailure('Could not store a /talk turn as it opened', opened.reason, turn);
+      throw opened.reason;
+    }
+    return context.value;
   }
 
   private handler(): RegisteredHandler {
@@ -201,13 +228,15 @@ export class TalkService {
    * Appends the user message and the reply (with how it ended) to the session, when there is one,
    * and the door's side row with them when it gives one. True when a side row was stored.
    */
-  private async record(turn: TurnState, outcome: TalkOutcome): Promise<boolean> {
+  private async record(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<boolean> {
     if (!turn.keyHash) return false;
-    const turns: NewTalkTurn[] = [
-      { role: 'user', content: turn.message, messageId: turn.userMessageId, status: 'complete', createdAt: turn.receivedAt },
-      { role: 'assistant', content: outcome.text, messageId: turn.messageId, status: outcome.status, createdAt: new Date(), toolSteps: turn.toolSteps.snapshot() },
-    ];
+    const turns = this.turnRows(turn, outcome);
     const { store } = this;
+    if (turn.opened && store.closeTurn) {
+      const side = turn.side?.({ status: outcome.status, text: outcome.text });
+      await store.closeTurn(turn.opened, turns, side);
+      return side !== undefined;
+    }
     if (turn.side && store.appendTurnsWith) {
       const side = turn.side({ status: outcome.status, text: outcome.text });
       if (side) {
@@ -219,7 +248,15 @@ export class TalkService {
     return false;
   }
 
-  private async recordQuietly(turn: TurnState, outcome: TalkOutcome): Promise<boolean> {
+  /** The turn's two rows: the user's message, and the reply as `outcome` has it. */
+  private turnRows(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): NewTalkTurn[] {
+    return [
+      { role: 'user', content: turn.message, messageId: turn.userMessageId, status: 'complete', createdAt: turn.receivedAt },
+      { role: 'assistant', content: outcome.text, messageId: turn.messageId, status: outcome.status, createdAt: new Date(), toolSteps: turn.toolSteps.snapshot() },
+    ];
+  }
+
+  private async recordQuietly(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<boolean> {
     try {
       return await this.record(turn, outcome);
     } catch (error) {
@@ -273,4 +310,6 @@ interface TurnState {
   toolSteps: ToolStepLog;
   /** The door's side row, asked for when the turn is stored (see TurnRequest.side). */
   side?: (ending: TurnEnding) => TurnSideRow | undefined;
+  /** The turn's rows, stored as it opened (see SessionStore.openTurn); absent when it is stored only as it ends. */
+  opened?: OpenedTurn;
 }

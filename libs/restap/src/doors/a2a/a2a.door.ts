@@ -10,6 +10,7 @@ import { RestapRegistry } from '../../core/registry/restap.registry';
 import { InvalidRequestException, MethodNotAllowedException, ShuttingDownException, UnsupportedMediaTypeException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { RestapDrain } from '../../core/lifecycle/restap-drain.service';
+import { RestapReplicas } from '../../core/lifecycle/restap-replicas.service';
 import { RestapRateLimit } from '../kit/rate-limit/restap-rate-limit';
 import { A2aCaller } from './a2a-caller';
 import { DoorGuards } from '../kit/guards/door-guards';
@@ -29,8 +30,6 @@ import { StreamListenerBusManager } from './stream-listener.bus';
 const CARD_PATH = `/${AGENT_CARD_PATH}`;
 /** Card handlers kept per origin (Host header): past this, cards are built per request. */
 const MAX_ORIGINS = 16;
-/** Past a turn's timeout, how long a task may stay silent before its runner counts as gone. */
-const ORPHAN_MARGIN_MS = 30_000;
 
 /** The handler the host's guards see on the A2A endpoint (`context.getClass()`). */
 class A2aEndpoint {
@@ -74,6 +73,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     private readonly drain: RestapDrain,
     private readonly rateLimit: RestapRateLimit,
     private readonly streams: DoorStreams,
+    private readonly replicas: RestapReplicas,
   ) {
     this.json = new DoorJsonBody(options.limits);
     if (!options.a2a.enabled) return;
@@ -98,8 +98,8 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
       // One scope for every caller: the task store decides who may see a task, before any bus is used.
       // Listeners: one per open stream (capped by talk.maxStreams), plus a few of the SDK's own.
       new StreamListenerBusManager(this.options.talk.maxStreams + 10),
-      // A running turn saves at least every talk.timeoutMs (it ends then): silent longer, its instance is gone.
-      this.options.talk.timeoutMs + ORPHAN_MARGIN_MS,
+      // A runner is alive while its heartbeat is (RestapReplicas); a dead one's tasks are failed by the sweep.
+      this.replicas,
       this.remote,
     );
     this.rpc = sdkExpress().jsonRpcHandler({
