@@ -3,6 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { INTERRUPTED_NOTE } from 'nestjs-restap';
 import { RestapReplicas } from '../../libs/restap/src/core/lifecycle/restap-replicas.service';
+import { RestapSql, type RestapStatement } from '../../libs/restap/src/persistence/restap-sql';
 import { INTERRUPTED_TASK_MESSAGE } from '../../libs/restap/src/doors/a2a/a2a-task.store';
 import { messagesOf, startFakeLlm, type ChatRequestBody, type FakeLlm } from '../support/fake-llm';
 import { createTestDatabase, usingServer, type TestDatabase } from '../support/test-database';
@@ -214,6 +215,26 @@ describe('issue 32, items 9 and 15 — a replica killed with -9 leaves no turn o
     } finally {
       spies.forEach((spy) => spy.mockRestore());
     }
+  });
+
+  it('a live replica whose turn end could not be stored (storage down) stores it as failed once storage is back: no open turn lingers', async () => {
+    const first = await postTalk(`${b.url}/talk`, { message: 'one' }, AUTH);
+    const { session_id: sessionId } = (await first.json()) as { session_id: string };
+    const sqlOfB = b.app.get(RestapSql);
+    const original = sqlOfB.query.bind(sqlOfB);
+    const down = Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' });
+    const spy = jest.spyOn(sqlOfB, 'query').mockImplementation((stmt: RestapStatement, params: unknown[]) =>
+      stmt.purpose.startsWith('talk.turns-close') ? Promise.reject(down) : original(stmt, params));
+    try {
+      const res = await postTalk(`${b.url}/talk`, { message: 'two', session_id: sessionId }, AUTH);
+      expect([res.status, ((await res.json()) as { error: string }).error]).toEqual([503, 'storage_unavailable']);
+      await new Promise((r) => setTimeout(r, 3 * HEARTBEAT_MS)); // retried, and failing, meanwhile
+      expect((await turnsOf(sessionId)).slice(2)).toEqual(['user:open:two:run', 'assistant:open::run']);
+    } finally {
+      spy.mockRestore();
+    }
+    await until('the turn stored as failed', async () => (await turnsOf(sessionId)).at(-1) === 'assistant:error:ok two');
+    expect((await turnsOf(sessionId)).slice(2)).toEqual(['user:complete:two', 'assistant:error:ok two']);
   });
 
   it('graceful shutdown (SIGTERM) stores the turn and the task as they ended: nothing is marked interrupted afterwards', async () => {

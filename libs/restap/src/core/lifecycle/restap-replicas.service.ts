@@ -7,6 +7,9 @@ import { RESTAP_SESSION_STORE, type SessionStore } from '../../persistence/sessi
 import { randomToken } from '../../sessions/random-token';
 import { RestapDrain } from './restap-drain.service';
 
+/** Failed turn writes kept for retry at most (see RestapReplicas.retryLater). */
+const MAX_RETRIES = 10_000;
+
 /**
  * Ends the orphaned work of dead instances of one kind (a door's tasks): given this instance's id
  * and the orphan window, marks what the dead ones left running and returns how many it marked.
@@ -38,6 +41,8 @@ export class RestapReplicas implements OnApplicationBootstrap, OnApplicationShut
   /** When this instance's last heartbeat was written (Date.now()), if the last one succeeded. */
   private lastBeat?: number;
   private warned = false;
+  /** Writes of this instance's own turns that failed (storage down), retried on each tick (see `retryLater`). */
+  private readonly retries = new Set<() => Promise<void>>();
 
   constructor(
     private readonly sql: RestapSql,
@@ -47,6 +52,17 @@ export class RestapReplicas implements OnApplicationBootstrap, OnApplicationShut
   ) {
     // Once every turn has ended and been stored: stop beating and leave, before the pool closes.
     drain.afterDrain(() => this.leave());
+  }
+
+  /**
+   * Retries `write` on every tick until it succeeds: a turn of this instance whose end could not be
+   * stored (storage down) would otherwise stay `open` while this instance lives — never swept, as
+   * a live instance's work never is. At most {@link MAX_RETRIES} are kept; past that, the oldest
+   * is dropped (its turn is then marked interrupted once this instance stops).
+   */
+  retryLater(write: () => Promise<void>): void {
+    if (this.retries.size >= MAX_RETRIES) this.retries.delete(this.retries.values().next().value as () => Promise<void>);
+    this.retries.add(write);
   }
 
   /** Adds the sweep of one kind of work (e.g. `a2a.tasks`), run after the turns' on every tick. */
@@ -69,6 +85,9 @@ export class RestapReplicas implements OnApplicationBootstrap, OnApplicationShut
   private async leave(): Promise<void> {
     this.stop();
     while (this.ticking) await new Promise((resolve) => setTimeout(resolve, 10));
+    // A turn whose end still could not be stored keeps this instance's id: once the row below is
+    // gone, the others mark it interrupted.
+    await this.retry().catch(() => undefined);
     await this.sql.query(FORGET, [this.id]);
   }
 
@@ -107,6 +126,7 @@ export class RestapReplicas implements OnApplicationBootstrap, OnApplicationShut
     const regular = this.lastBeat !== undefined && Date.now() - this.lastBeat <= 2 * heartbeatMs;
     try {
       await this.beat();
+      await this.retry();
       if (regular) await this.sweep();
       this.warned = false;
     } catch (error) {
@@ -114,6 +134,14 @@ export class RestapReplicas implements OnApplicationBootstrap, OnApplicationShut
       this.warned = true;
     } finally {
       this.ticking = false;
+    }
+  }
+
+  /** Runs the writes waiting for storage, in order; stops at the first that fails again. */
+  private async retry(): Promise<void> {
+    for (const write of this.retries) {
+      await write();
+      this.retries.delete(write);
     }
   }
 

@@ -234,7 +234,15 @@ export class TalkService {
     const { store } = this;
     if (turn.opened && store.closeTurn) {
       const side = turn.side?.({ status: outcome.status, text: outcome.text });
-      await store.closeTurn(turn.opened, turns, side);
+      try {
+        await store.closeTurn(turn.opened, turns, side);
+      } catch (error) {
+        // The client hears of the failure; the turn is stored as failed once storage is back.
+        const { opened } = turn;
+        const failed = this.turnRows(turn, { status: outcome.status === 'complete' ? 'error' : outcome.status, text: outcome.text });
+        this.replicas?.retryLater(() => store.closeTurn!(opened, failed));
+        throw error;
+      }
       return side !== undefined;
     }
     if (turn.side && store.appendTurnsWith) {
