@@ -24,8 +24,8 @@ const ORPHAN_MS = 1_500;
 const AUTH = { authorization: `Bearer ${API_KEY}` };
 const words = (n: number): string => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
 const lastUser = (body: ChatRequestBody): string => [...messagesOf(body)].reverse().find((m) => m.role === 'user')?.content ?? '';
-/** Replies to messages starting with "slow" take ~40 s (400 words, 100 ms apart); the others ~0.3 s. */
-const REPLY = (body: ChatRequestBody): string => (lastUser(body).startsWith('slow') ? words(400) : `ok ${lastUser(body)}`);
+/** Replies to messages starting with "slow" take ~40 s (400 words, 100 ms apart), "medium" ~1 s; the others ~0.1 s. */
+const REPLY = (body: ChatRequestBody): string => (lastUser(body).startsWith('slow') ? words(400) : lastUser(body).startsWith('medium') ? words(10) : `ok ${lastUser(body)}`);
 const sha = (id: string): Buffer => createHash('sha256').update(id, 'utf8').digest();
 
 async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
@@ -226,15 +226,33 @@ describe('issue 32, items 9 and 15 — a replica killed with -9 leaves no turn o
     const spy = jest.spyOn(sqlOfB, 'query').mockImplementation((stmt: RestapStatement, params: unknown[]) =>
       stmt.purpose.startsWith('talk.turns-close') ? Promise.reject(down) : original(stmt, params));
     try {
-      const res = await postTalk(`${b.url}/talk`, { message: 'two', session_id: sessionId }, AUTH);
+      // A turn that lasts (~1 s) is stored as it runs, then its end fails to store.
+      const res = await postTalk(`${b.url}/talk`, { message: 'medium two', session_id: sessionId }, AUTH);
       expect([res.status, ((await res.json()) as { error: string }).error]).toEqual([503, 'storage_unavailable']);
       await new Promise((r) => setTimeout(r, 3 * HEARTBEAT_MS)); // retried, and failing, meanwhile
-      expect((await turnsOf(sessionId)).slice(2)).toEqual(['user:open:two:run', 'assistant:open::run']);
+      expect((await turnsOf(sessionId)).slice(2)).toEqual(['user:open:medium two:run', 'assistant:open::run']);
     } finally {
       spy.mockRestore();
     }
-    await until('the turn stored as failed', async () => (await turnsOf(sessionId)).at(-1) === 'assistant:error:ok two');
-    expect((await turnsOf(sessionId)).slice(2)).toEqual(['user:complete:two', 'assistant:error:ok two']);
+    await until('the turn stored as failed', async () => (await turnsOf(sessionId)).at(-1)?.startsWith('assistant:error:w0 w1'));
+    expect((await turnsOf(sessionId)).slice(2)).toEqual(['user:complete:medium two', 'assistant:error:w0 w1 w2 w3 ']);
+  });
+
+  it('a turn that ends within OPEN_TURN_AFTER_MS is written once, as it ends (no open rows, one statement): quick turns pay nothing for this', async () => {
+    const sqlOfB = b.app.get(RestapSql);
+    const spy = jest.spyOn(sqlOfB, 'query');
+    llm.configure({ chunkDelayMs: 0 });
+    try {
+      const res = await postTalk(`${b.url}/talk`, { message: 'quick' }, AUTH);
+      expect(res.status).toBe(200);
+      const { session_id: sessionId } = (await res.json()) as { session_id: string };
+      const purposes = spy.mock.calls.map(([stmt]) => (stmt as RestapStatement).purpose).filter((p) => /^talk\.turns-(open|close|append)/.test(p));
+      expect(purposes).toEqual(['talk.turns-append']);
+      expect(await turnsOf(sessionId)).toEqual(['user:complete:quick', 'assistant:complete:ok quick']);
+    } finally {
+      llm.configure({ chunkDelayMs: 100 });
+      spy.mockRestore();
+    }
   });
 
   it('graceful shutdown (SIGTERM) stores the turn and the task as they ended: nothing is marked interrupted afterwards', async () => {

@@ -79,6 +79,14 @@ export interface OpenTurn {
 const newMessageId = (): string => `msg_${randomToken(12)}`;
 
 /**
+ * How long a turn runs before it is stored as it stands (user message kept, reply `open`), ms. A
+ * turn that ends sooner is written once, when it ends, in one statement as before: the write that
+ * keeps a turn across a crash of its instance costs only turns that last (a model's replies take
+ * seconds), not the quick ones. As for the A2A door's unseen tasks (UNSEEN_TASK_MS).
+ */
+export const OPEN_TURN_AFTER_MS = 100;
+
+/**
  * A conversation turn, whatever door it came through (RESTAP /talk, MCP, A2A): message + session →
  * a stream of chunks from the `@Talk()` handler, stored as a user/assistant pair. The raw
  * session_id never reaches storage or the log.
@@ -99,12 +107,9 @@ export class TalkService {
 
   /**
    * Opens a turn: mints the session when none is given, loads its history and the news the agent
-   * should see, stores the user's message (with a placeholder for the reply, both `open`, tagged
-   * with this instance: should it die before the turn ends, another marks the turn interrupted),
-   * and builds the handler's context. The store write runs beside the reads, not after them.
-   * Rejects (502 agent_error without a `@Talk()` handler, 503 when storage is down, 400 for a
-   * message that cannot be stored) before anything runs. The turn is followed by the shutdown
-   * drain from here on, which may stop it.
+   * should see, and builds the handler's context. Rejects (502 agent_error without a `@Talk()`
+   * handler, 503 when storage is down, 400 for a message that cannot be stored) before anything
+   * runs. The turn is followed by the shutdown drain from here on, which may stop it.
    */
   async open(request: TurnRequest): Promise<OpenTurn> {
     // Every door's message goes to a text column: one rule for what can be stored (400 naming the field).
@@ -126,7 +131,7 @@ export class TalkService {
     const run = new TalkRun(talk.timeoutMs);
     const finished = this.drain ? this.drain.track({ stop: () => run.stop('shutdown') }) : () => undefined;
     try {
-      const ctx = await this.openStored(turn, () => this.createContext(turn, request.caller, run));
+      const ctx = await this.createContext(turn, request.caller, run);
       let ran = false;
       return {
         sessionId,
@@ -146,28 +151,6 @@ export class TalkService {
       finished();
       throw error;
     }
-  }
-
-  /**
-   * `createContext()`, with the turn stored as open beside it (when sessions are on and the store
-   * can). Should either fail, the other's work is undone: an opened turn whose context could not
-   * be built is closed as an error, so no open row outlives its turn on a live instance.
-   */
-  private async openStored(turn: TurnState, createContext: () => Promise<TalkContext>): Promise<TalkContext> {
-    const { store, replicas } = this;
-    if (!turn.keyHash || !store.openTurn || !store.closeTurn || !replicas) return createContext();
-    const opening = store.openTurn(turn.keyHash, this.turnRows(turn, { status: 'error', text: '' }), replicas.id);
-    const [opened, context] = await Promise.allSettled([opening, createContext()]);
-    if (opened.status === 'fulfilled') turn.opened = opened.value;
-    if (context.status === 'rejected') {
-      if (turn.opened) await this.recordQuietly(turn, { status: 'error', text: '' });
-      throw context.reason;
-    }
-    if (opened.status === 'rejected') {
-      this.logFailure('Could not store a /talk turn as it opened', opened.reason, turn);
-      throw opened.reason;
-    }
-    return context.value;
   }
 
   private handler(): RegisteredHandler {
@@ -204,8 +187,16 @@ export class TalkService {
     });
   }
 
-  /** Pumps the handler, then stores the turn; a reply that cannot be stored is a failure (503). */
+  /**
+   * Pumps the handler, then stores the turn; a reply that cannot be stored is a failure (503). A
+   * turn still running after {@link OPEN_TURN_AFTER_MS} is stored as it stands first (see
+   * `storeOpen`).
+   */
   private async execute(turn: TurnState, run: TalkRun, invoke: () => unknown, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TurnResult> {
+    if (turn.keyHash && this.store.openTurn && this.store.closeTurn && this.replicas) {
+      turn.openTimer = setTimeout(() => this.storeOpen(turn), OPEN_TURN_AFTER_MS);
+      turn.openTimer.unref();
+    }
     const outcome = await run.pump(invoke, emit);
     if (outcome.status === 'aborted') {
       return withSide({ status: 'aborted', text: outcome.text }, await this.recordQuietly(turn, outcome));
@@ -230,6 +221,9 @@ export class TalkService {
    */
   private async record(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<boolean> {
     if (!turn.keyHash) return false;
+    clearTimeout(turn.openTimer);
+    turn.ending = true;
+    if (turn.opening) await turn.opening;
     const turns = this.turnRows(turn, outcome);
     const { store } = this;
     if (turn.opened && store.closeTurn) {
@@ -254,6 +248,24 @@ export class TalkService {
     }
     await store.appendTurns(turn.keyHash, turns);
     return false;
+  }
+
+  /**
+   * Stores a turn that is still running as it stands: the user's message and a placeholder for the
+   * reply, both `open` (out of history until the turn ends) and tagged with this instance, so that
+   * should it die before the turn ends (kill -9), another marks the turn interrupted and the
+   * message is kept. Not awaited by the turn; `record` waits for it. When it fails, the turn is
+   * stored once, as it ends, as before.
+   */
+  private storeOpen(turn: TurnState): void {
+    const { store, replicas } = this;
+    if (turn.ending || !turn.keyHash || !store.openTurn || !replicas) return;
+    turn.opening = store.openTurn(turn.keyHash, this.turnRows(turn, { status: 'error', text: '' }), replicas.id).then(
+      (opened) => {
+        turn.opened = opened;
+      },
+      (error: unknown) => this.logFailure('Could not store a running /talk turn (it is stored when it ends)', error, turn),
+    );
   }
 
   /** The turn's two rows: the user's message, and the reply as `outcome` has it. */
@@ -318,6 +330,12 @@ interface TurnState {
   toolSteps: ToolStepLog;
   /** The door's side row, asked for when the turn is stored (see TurnRequest.side). */
   side?: (ending: TurnEnding) => TurnSideRow | undefined;
-  /** The turn's rows, stored as it opened (see SessionStore.openTurn); absent when it is stored only as it ends. */
+  /** Stores the turn as it stands if it is still running after OPEN_TURN_AFTER_MS (see storeOpen). */
+  openTimer?: NodeJS.Timeout;
+  /** That write, in flight or done. */
+  opening?: Promise<void>;
+  /** The turn's rows, stored while it ran (see SessionStore.openTurn); absent when it is stored only as it ends. */
   opened?: OpenedTurn;
+  /** Set once the turn is being stored as it ended: no open write starts after that. */
+  ending?: boolean;
 }
