@@ -42,7 +42,7 @@ export interface TurnSideRow {
   readonly values: readonly unknown[];
 }
 
-/** A turn stored as it opened (see SessionStore.openTurn): the rows to end it on. */
+/** A turn stored while it runs (see SessionStore.openTurn): the rows to end it on. */
 export interface OpenedTurn {
   /** The stored rows' ids, in the order of the turns given to `openTurn`. */
   readonly rowIds: readonly string[];
@@ -71,7 +71,7 @@ export interface SessionStore {
    */
   appendTurnsWith?(keyHash: Buffer, turns: readonly NewTalkTurn[], side: TurnSideRow): Promise<void>;
   /**
-   * Stores a turn as it opens: the user's message and a placeholder for the reply, both `open`
+   * Stores a running turn as it stands: the user's message and a placeholder for the reply, both `open`
    * (left out of `loadHistory`) and tagged with `runner`, the instance running the turn, so that
    * another instance can mark it interrupted should this one die (see `interruptOrphans`).
    * Optional: without it, a turn is stored once, when it ends (`appendTurns`), and a turn whose

@@ -3,7 +3,7 @@ import type { TurnSideTable } from './session.store';
 import { deadRunner } from './replicas.sql';
 
 /**
- * Stores the turns of a batch as they open: each turn's user message and an empty placeholder for
+ * Stores the running turns of a batch as they stand: each turn's user message and an empty placeholder for
  * the reply, both `open` (hidden from history) and tagged with the instance running them. Sessions
  * are upserted as in the turn write (key order, touching last_active_at). `ord` keeps each turn's
  * two rows together and in order in the bigserial ids, so the reply follows its message in history

@@ -199,7 +199,7 @@ export class TypeOrmSessionStore implements SessionStore {
       turns.forEach((t, k) => {
         ids.push(opened.rowIds[k]);
         statuses.push(t.status);
-        // The user's message was stored as it opened: only its status changes.
+        // The user's message was stored while the turn ran: only its status changes.
         const reply = t.role === 'assistant';
         contents.push(reply ? toStorableText(t.content) : null);
         createdAts.push(reply ? t.createdAt.toISOString() : null);
