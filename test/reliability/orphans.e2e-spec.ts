@@ -122,7 +122,8 @@ describe('issue 32, items 9 and 15 — a replica killed with -9 leaves no turn o
     });
     const followed = collect(onB.resubscribeTask({ tenant: '', id: taskId }, withKey()));
 
-    // While A lives, its turn is stored open: the user's message is kept, hidden from history until the turn ends.
+    // While A lives, its running turn is stored open (100 ms in): the user's message is kept, hidden from history until the turn ends.
+    await until('the running turn stored open', async () => (await turnsOf(sessionId)).length === 4);
     expect(await turnsOf(sessionId)).toEqual(['user:complete:first', 'assistant:complete:ok first', 'user:open:slow talk:run', 'assistant:open::run']);
 
     const killed = Date.now();
