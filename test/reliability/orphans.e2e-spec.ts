@@ -121,6 +121,11 @@ describe('issue 32, items 9 and 15 — a replica killed with -9 leaves no turn o
       return rows[0]?.state === 'TASK_STATE_WORKING' && rows[0]?.runner !== null;
     });
     const followed = collect(onB.resubscribeTask({ tenant: '', id: taskId }, withKey()));
+    // A second task on A, to be cancelled once A is dead.
+    const second = onA.sendMessageStream(sendParams(userMessage([text('slow task two')])), withKey());
+    const secondHead = (await second.next()).value as StreamResponse;
+    const secondId = secondHead.payload?.$case === 'task' ? secondHead.payload.value.id : '';
+    await until('the second task stored working', async () => (await sql.query(`SELECT state FROM restap_a2a_tasks WHERE id = $1`, [secondId])).rows[0]?.state === 'TASK_STATE_WORKING');
 
     // While A lives, its running turn is stored open (100 ms in): the user's message is kept, hidden from history until the turn ends.
     await until('the running turn stored open', async () => (await turnsOf(sessionId)).length === 4);
@@ -129,6 +134,14 @@ describe('issue 32, items 9 and 15 — a replica killed with -9 leaves no turn o
     const killed = Date.now();
     a.process.kill('SIGKILL');
     expect(await a.exited(5_000)).toEqual({ code: null, signal: 'SIGKILL' });
+
+    // CancelTask reaching C while A still counts as alive (its heartbeat is not yet stale) is relayed to
+    // A, which never confirms: it is answered as soon as the sweep has failed the task, not after the
+    // relay's 10 s wait.
+    const onC = await clientFor(c.url);
+    const asked = Date.now();
+    await expect(onC.cancelTask({ tenant: '', id: secondId, metadata: undefined }, withKey())).rejects.toThrow(/not cancelable.*ended before the cancel reached it/i);
+    expect(Date.now() - asked).toBeLessThan(ORPHAN_MS + 3_000);
 
     // B's subscription ends by itself with the failed status: no cancel, no hang.
     const events = await Promise.race([followed, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('SubscribeToTask still open 15 s after kill -9')), 15_000))]);
@@ -142,8 +155,10 @@ describe('issue 32, items 9 and 15 — a replica killed with -9 leaves no turn o
     expect(endedAfter).toBeGreaterThanOrEqual(ORPHAN_MS - HEARTBEAT_MS);
     expect(endedAfter).toBeLessThan(ORPHAN_MS + 5_000);
 
+    expect((await onB.getTask({ tenant: '', id: secondId }, withKey())).status?.state).toBe(TaskState.TASK_STATE_FAILED);
+
     // GetTask on either live replica: failed, saying it was interrupted; the partial reply streamed so far stays.
-    for (const client of [onB, await clientFor(c.url)]) {
+    for (const client of [onB, onC]) {
       const task: Task = await client.getTask({ tenant: '', id: taskId }, withKey());
       expect(task.status?.state).toBe(TaskState.TASK_STATE_FAILED);
       expect(task.status?.message?.taskId).toBe(taskId);
