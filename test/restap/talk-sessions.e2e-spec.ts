@@ -115,7 +115,8 @@ describe('Sessions on /talk (spec, "Sessions (optional)")', () => {
       const down = Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' });
       const original = sql.query.bind(sql);
       const spy = jest.spyOn(sql, 'query').mockImplementation((stmt: RestapStatement, params: unknown[]) =>
-        stmt.text.includes('INSERT INTO restap_turns') ? Promise.reject(down) : original(stmt, params));
+        // The turn's end: stored as it opened, then closed (talk.turns-close) when the reply is done.
+        /^talk\.turns-(close|append)/.test(stmt.purpose) ? Promise.reject(down) : original(stmt, params));
       try {
         expect((await postTalk(app.talkUrl, { message: 'hi' })).status).toBe(503);
         const frames = eventsOnly(await (await openTalkStream(app.talkUrl, { message: 'hi' })).rest());

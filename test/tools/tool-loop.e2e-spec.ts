@@ -38,7 +38,7 @@ const toolFrames = (frames: SseFrame[]): SseFrame[] => frames.filter((f) => f.ev
 async function storedAssistant(app: TalkFixture, sessionId: string): Promise<{ status: string; tool_steps: unknown }> {
   const keyHash = createHash('sha256').update(sessionId, 'utf8').digest();
   const rows = await app.app.get(DataSource).query(
-    `SELECT t.status, t.tool_steps FROM restap_turns t JOIN restap_sessions s ON s.id = t.session_id WHERE s.key_hash = $1 AND t.role = 'assistant'`,
+    `SELECT t.status, t.tool_steps FROM restap_turns t JOIN restap_sessions s ON s.id = t.session_id WHERE s.key_hash = $1 AND t.role = 'assistant' AND t.status <> 'open'`,
     [keyHash],
   );
   return rows[0];

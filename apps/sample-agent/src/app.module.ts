@@ -62,6 +62,10 @@ export class AppModule {
             : false,
           guards: [ApiKeyGuard],
           ...(config.shutdownGraceMs ? { shutdownGraceMs: config.shutdownGraceMs } : {}),
+          replicas: {
+            ...(config.replicaHeartbeatMs ? { heartbeatMs: config.replicaHeartbeatMs } : {}),
+            ...(config.orphanAfterMs ? { orphanAfterMs: config.orphanAfterMs } : {}),
+          },
         }),
         HealthModule,
       ],

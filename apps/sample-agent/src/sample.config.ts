@@ -26,6 +26,10 @@ export interface SampleConfig {
   apiKey?: string;
   /** RESTAP_SHUTDOWN_GRACE_MS: how long open /talk turns may finish on SIGTERM; unset: the module default. */
   shutdownGraceMs?: number;
+  /** RESTAP_REPLICA_HEARTBEAT_MS: how often this instance writes its heartbeat (replicas.heartbeatMs); unset: the module default. */
+  replicaHeartbeatMs?: number;
+  /** RESTAP_ORPHAN_AFTER_MS: silence after which an instance's open work is ended by the others (replicas.orphanAfterMs); unset: the module default. */
+  orphanAfterMs?: number;
   /** RESTAP_ACCESS_LOG=1: one log line per request (method, path with session_id redacted, status, ms). */
   accessLog?: boolean;
   /** RESTAP_PLAYGROUND=0 turns the playground page (and the redirect of GET / to it) off; on by default. */
@@ -61,6 +65,8 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
     trustProxy: trustProxyFromEnv(env),
     apiKey: env.RESTAP_API_KEY?.trim() || undefined,
     shutdownGraceMs: intFromEnv(env, 'RESTAP_SHUTDOWN_GRACE_MS', 1),
+    replicaHeartbeatMs: intFromEnv(env, 'RESTAP_REPLICA_HEARTBEAT_MS', 1),
+    orphanAfterMs: intFromEnv(env, 'RESTAP_ORPHAN_AFTER_MS', 1),
     accessLog: env.RESTAP_ACCESS_LOG === '1',
     playground: env.RESTAP_PLAYGROUND !== '0',
     packagesDir: resolve(env.RESTAP_PACKAGES_DIR || 'dist/packages'),

@@ -113,3 +113,16 @@ describe('resolveOptions: mcp (issue 15)', () => {
     expect(failure({ agent, mcp: { allowedOrigins: [''] } })).toMatch(/mcp\.allowedOrigins/);
   });
 });
+
+describe('resolveOptions: replicas (issue 32, items 9 and 15)', () => {
+  it('heartbeat every 5 s, orphaned after 30 s by default; given values are kept', () => {
+    expect(resolveOptions({ agent }).replicas).toEqual({ heartbeatMs: 5_000, orphanAfterMs: 30_000 });
+    expect(resolveOptions({ agent, replicas: { heartbeatMs: 200, orphanAfterMs: 1_500 } }).replicas).toEqual({ heartbeatMs: 200, orphanAfterMs: 1_500 });
+  });
+
+  it('refuses an orphan window shorter than two heartbeats, and non-positive values', () => {
+    expect(() => resolveOptions({ agent, replicas: { heartbeatMs: 1_000, orphanAfterMs: 1_500 } })).toThrow(/replicas.orphanAfterMs \(1500\) must be at least twice replicas.heartbeatMs \(1000\)/);
+    expect(() => resolveOptions({ agent, replicas: { orphanAfterMs: 9_000 } })).toThrow(/at least twice/);
+    expect(() => resolveOptions({ agent, replicas: { heartbeatMs: 0 } })).toThrow(/replicas.heartbeatMs must be a positive integer/);
+  });
+});

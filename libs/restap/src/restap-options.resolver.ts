@@ -57,7 +57,15 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
     'limits.lingeringCloseMs': options.limits?.lingeringCloseMs,
     'limits.lingeringCloseBytes': options.limits?.lingeringCloseBytes,
     shutdownGraceMs: options.shutdownGraceMs,
+    'replicas.heartbeatMs': options.replicas?.heartbeatMs,
+    'replicas.orphanAfterMs': options.replicas?.orphanAfterMs,
   })) positiveInt(value, field);
+  const replicas = { heartbeatMs: options.replicas?.heartbeatMs ?? 5_000, orphanAfterMs: options.replicas?.orphanAfterMs ?? 30_000 };
+  if (replicas.orphanAfterMs < 2 * replicas.heartbeatMs) {
+    throw new RestapBootstrapError(
+      `RestapModule option replicas.orphanAfterMs (${replicas.orphanAfterMs}) must be at least twice replicas.heartbeatMs (${replicas.heartbeatMs}): one late heartbeat must not make a live instance's work look orphaned.`,
+    );
+  }
   if (news?.scope !== undefined && news.scope !== 'global' && news.scope !== 'session') {
     throw new RestapBootstrapError(`RestapModule option news.scope must be 'global' or 'session', got ${JSON.stringify(news.scope)}.`);
   }
@@ -118,6 +126,7 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
       requireSynchronousCommit: options.storage?.requireSynchronousCommit ?? false,
       preparedStatements: options.storage?.preparedStatements ?? true,
     },
+    replicas,
     a2a: resolveA2a(options.a2a),
     catalogCacheControl: options.catalogCacheControl ?? 'public, max-age=60',
     playground: resolvePlayground(options.playground),

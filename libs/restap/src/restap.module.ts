@@ -15,6 +15,7 @@ import { RestapCors } from './doors/restap/http/restap-cors';
 import { RestapFrontDoor } from './doors/restap/http/restap-front-door';
 import { RestapRouteFallback } from './doors/restap/http/restap-route.fallback';
 import { RestapDrain } from './core/lifecycle/restap-drain.service';
+import { RestapReplicas } from './core/lifecycle/restap-replicas.service';
 import { RESTAP_THROTTLER_STORAGE, RestapRateLimit } from './doors/kit/rate-limit/restap-rate-limit';
 import { RestapRouteMatcher } from './doors/restap/http/restap-route.matcher';
 import { ThrottlerStorageService, type ThrottlerStorage } from '@nestjs/throttler';
@@ -88,6 +89,7 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     RestapCors,
     RestapDrain,
     DoorKit,
+    RestapReplicas,
     RestapRateLimit,
     RestapRouteMatcher,
     RestapFrontDoor,

@@ -213,6 +213,22 @@ export type RestapA2aSecurityScheme =
   | { type: 'http'; scheme: string; bearerFormat?: string; description?: string }
   | { type: 'apiKey'; in: 'header' | 'query' | 'cookie'; name: string; description?: string };
 
+/**
+ * Work left behind by an instance that died without shutting down (kill -9, crash, lost host).
+ * Each instance writes a heartbeat every `heartbeatMs`; once an instance's heartbeat is older than
+ * `orphanAfterMs`, the others mark its open /talk turns `interrupted` (the user's message stays in
+ * history) and its running A2A tasks `failed`. Every instance of one agent should use the same values.
+ */
+export interface RestapReplicasOptions {
+  /** How often this instance writes its heartbeat and looks for dead instances' work, ms. @default 5000 */
+  heartbeatMs?: number;
+  /**
+   * How long an instance may go without a heartbeat before its work counts as orphaned, ms. Must be
+   * at least twice `heartbeatMs`, and longer than the longest the event loop may stall. @default 30000
+   */
+  orphanAfterMs?: number;
+}
+
 /** How the module treats its storage. */
 export interface RestapStorageOptions {
   /**
@@ -298,6 +314,8 @@ export interface RestapModuleOptions {
    */
   capabilityTimeoutMs?: number;
   storage?: RestapStorageOptions;
+  /** Heartbeats and the orphan window (see RestapReplicasOptions). @default { heartbeatMs: 5000, orphanAfterMs: 30000 } */
+  replicas?: RestapReplicasOptions;
   /** The A2A door. @default { enabled: false } */
   a2a?: RestapA2aOptions;
   /** `Cache-Control` of the catalog. @default 'public, max-age=60' */
@@ -327,6 +345,7 @@ export interface ResolvedRestapOptions {
   shutdownGraceMs: number;
   capabilityTimeoutMs: number;
   storage: Required<RestapStorageOptions>;
+  replicas: Required<RestapReplicasOptions>;
   a2a: ResolvedRestapA2aOptions;
   catalogCacheControl: string;
   playground: Required<RestapPlaygroundOptions>;

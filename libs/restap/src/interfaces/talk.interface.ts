@@ -6,8 +6,12 @@ import type { JsonSchema } from './catalog.interface';
 /** Who wrote a turn of a conversation. */
 export type TalkRole = 'user' | 'assistant';
 
-/** How a turn ended: answered in full, cut short by the client leaving, or failed. */
-export type TalkTurnStatus = 'complete' | 'aborted' | 'error';
+/**
+ * How a turn ended: answered in full, cut short by the client leaving, failed, or `interrupted`:
+ * the app instance running it died (kill -9, crash) before it ended, and another instance marked it
+ * so once the dead one's heartbeat stopped (see `replicas`). An interrupted reply has no content.
+ */
+export type TalkTurnStatus = 'complete' | 'aborted' | 'error' | 'interrupted';
 
 /** One earlier message of this session, as stored (`ctx.history`). */
 export interface TalkTurn {

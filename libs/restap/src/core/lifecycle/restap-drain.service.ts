@@ -33,6 +33,8 @@ export class RestapDrain implements BeforeApplicationShutdown {
   private draining = false;
   /** Set while `settled` waits: called when the last tracked turn is done. */
   private emptied?: () => void;
+  /** Run once every turn has ended and been stored (see `afterDrain`). */
+  private readonly afterwards: Array<() => Promise<void>> = [];
 
   constructor(@Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions) {}
 
@@ -82,8 +84,24 @@ export class RestapDrain implements BeforeApplicationShutdown {
     }
   }
 
+  /**
+   * Runs `work` at the end of the drain, once every turn has ended and stored what it could, before
+   * the HTTP server and the database pool close (e.g. removing this instance's heartbeat).
+   */
+  afterDrain(work: () => Promise<void>): void {
+    this.afterwards.push(work);
+  }
+
   async beforeApplicationShutdown(): Promise<void> {
     this.draining = true;
+    try {
+      await this.drainTurns();
+    } finally {
+      for (const work of this.afterwards) await work().catch((error: unknown) => this.logger.warn(`Shutting down: ${(error as Error)?.message ?? String(error)}`));
+    }
+  }
+
+  private async drainTurns(): Promise<void> {
     if (!this.newest) return;
     const grace = this.options.shutdownGraceMs;
     this.logger.log(`Shutting down: waiting up to ${grace} ms for ${this.count()} open /talk turn(s)`);

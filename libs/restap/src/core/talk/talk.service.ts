@@ -5,7 +5,8 @@ import { AgentTimeoutException } from '../../exceptions/agent-timeout.exception'
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import type { TalkChunk, TalkContext, TalkTurn, TalkTurnStatus } from '../../interfaces/talk.interface';
 import type { NewsItem } from '../../interfaces/news.interface';
-import { RESTAP_SESSION_STORE, type NewTalkTurn, type SessionStore, type TurnSideRow } from '../../persistence/session.store';
+import { RESTAP_SESSION_STORE, type NewTalkTurn, type OpenedTurn, type SessionStore, type TurnSideRow } from '../../persistence/session.store';
+import { RestapReplicas } from '../lifecycle/restap-replicas.service';
 import { isStorageError } from '../../persistence/storage-errors';
 import { hashSessionId, mintSessionId } from '../../sessions/session-id';
 import { randomToken } from '../../sessions/random-token';
@@ -78,6 +79,14 @@ export interface OpenTurn {
 const newMessageId = (): string => `msg_${randomToken(12)}`;
 
 /**
+ * How long a turn runs before it is stored as it stands (user message kept, reply `open`), ms. A
+ * turn that ends sooner is written once, when it ends, in one statement as before: the write that
+ * keeps a turn across a crash of its instance costs only turns that last (a model's replies take
+ * seconds), not the quick ones. As for the A2A door's unseen tasks (UNSEEN_TASK_MS).
+ */
+export const OPEN_TURN_AFTER_MS = 100;
+
+/**
  * A conversation turn, whatever door it came through (RESTAP /talk, MCP, A2A): message + session →
  * a stream of chunks from the `@Talk()` handler, stored as a user/assistant pair. The raw
  * session_id never reaches storage or the log.
@@ -93,6 +102,7 @@ export class TalkService {
     @Optional() @Inject(RESTAP_TALK_NEWS_SOURCE) private readonly newsSource?: TalkNewsSource,
     @Optional() private readonly drain?: RestapDrain,
     @Optional() private readonly tools?: CapabilityTools,
+    @Optional() private readonly replicas?: RestapReplicas,
   ) {}
 
   /**
@@ -177,8 +187,16 @@ export class TalkService {
     });
   }
 
-  /** Pumps the handler, then stores the turn; a reply that cannot be stored is a failure (503). */
+  /**
+   * Pumps the handler, then stores the turn; a reply that cannot be stored is a failure (503). A
+   * turn still running after {@link OPEN_TURN_AFTER_MS} is stored as it stands first (see
+   * `storeOpen`).
+   */
   private async execute(turn: TurnState, run: TalkRun, invoke: () => unknown, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TurnResult> {
+    if (turn.keyHash && this.store.openTurn && this.store.closeTurn && this.replicas) {
+      turn.openTimer = setTimeout(() => this.storeOpen(turn), OPEN_TURN_AFTER_MS);
+      turn.openTimer.unref();
+    }
     const outcome = await run.pump(invoke, emit);
     if (outcome.status === 'aborted') {
       return withSide({ status: 'aborted', text: outcome.text }, await this.recordQuietly(turn, outcome));
@@ -201,13 +219,26 @@ export class TalkService {
    * Appends the user message and the reply (with how it ended) to the session, when there is one,
    * and the door's side row with them when it gives one. True when a side row was stored.
    */
-  private async record(turn: TurnState, outcome: TalkOutcome): Promise<boolean> {
+  private async record(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<boolean> {
     if (!turn.keyHash) return false;
-    const turns: NewTalkTurn[] = [
-      { role: 'user', content: turn.message, messageId: turn.userMessageId, status: 'complete', createdAt: turn.receivedAt },
-      { role: 'assistant', content: outcome.text, messageId: turn.messageId, status: outcome.status, createdAt: new Date(), toolSteps: turn.toolSteps.snapshot() },
-    ];
+    clearTimeout(turn.openTimer);
+    turn.ending = true;
+    if (turn.opening) await turn.opening;
+    const turns = this.turnRows(turn, outcome);
     const { store } = this;
+    if (turn.opened && store.closeTurn) {
+      const side = turn.side?.({ status: outcome.status, text: outcome.text });
+      try {
+        await store.closeTurn(turn.opened, turns, side);
+      } catch (error) {
+        // The client hears of the failure; the turn is stored as failed once storage is back.
+        const { opened } = turn;
+        const failed = this.turnRows(turn, { status: outcome.status === 'complete' ? 'error' : outcome.status, text: outcome.text });
+        this.replicas?.retryLater(() => store.closeTurn!(opened, failed));
+        throw error;
+      }
+      return side !== undefined;
+    }
     if (turn.side && store.appendTurnsWith) {
       const side = turn.side({ status: outcome.status, text: outcome.text });
       if (side) {
@@ -219,7 +250,33 @@ export class TalkService {
     return false;
   }
 
-  private async recordQuietly(turn: TurnState, outcome: TalkOutcome): Promise<boolean> {
+  /**
+   * Stores a turn that is still running as it stands: the user's message and a placeholder for the
+   * reply, both `open` (out of history until the turn ends) and tagged with this instance, so that
+   * should it die before the turn ends (kill -9), another marks the turn interrupted and the
+   * message is kept. Not awaited by the turn; `record` waits for it. When it fails, the turn is
+   * stored once, as it ends, as before.
+   */
+  private storeOpen(turn: TurnState): void {
+    const { store, replicas } = this;
+    if (turn.ending || !turn.keyHash || !store.openTurn || !replicas) return;
+    turn.opening = store.openTurn(turn.keyHash, this.turnRows(turn, { status: 'error', text: '' }), replicas.id).then(
+      (opened) => {
+        turn.opened = opened;
+      },
+      (error: unknown) => this.logFailure('Could not store a running /talk turn (it is stored when it ends)', error, turn),
+    );
+  }
+
+  /** The turn's two rows: the user's message, and the reply as `outcome` has it. */
+  private turnRows(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): NewTalkTurn[] {
+    return [
+      { role: 'user', content: turn.message, messageId: turn.userMessageId, status: 'complete', createdAt: turn.receivedAt },
+      { role: 'assistant', content: outcome.text, messageId: turn.messageId, status: outcome.status, createdAt: new Date(), toolSteps: turn.toolSteps.snapshot() },
+    ];
+  }
+
+  private async recordQuietly(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<boolean> {
     try {
       return await this.record(turn, outcome);
     } catch (error) {
@@ -273,4 +330,12 @@ interface TurnState {
   toolSteps: ToolStepLog;
   /** The door's side row, asked for when the turn is stored (see TurnRequest.side). */
   side?: (ending: TurnEnding) => TurnSideRow | undefined;
+  /** Stores the turn as it stands if it is still running after OPEN_TURN_AFTER_MS (see storeOpen). */
+  openTimer?: NodeJS.Timeout;
+  /** That write, in flight or done. */
+  opening?: Promise<void>;
+  /** The turn's rows, stored while it ran (see SessionStore.openTurn); absent when it is stored only as it ends. */
+  opened?: OpenedTurn;
+  /** Set once the turn is being stored as it ended: no open write starts after that. */
+  ending?: boolean;
 }

@@ -1,17 +1,24 @@
-import { Injectable } from '@nestjs/common';
-import { Task, TaskState, taskStateToJSON, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Role, Task, TaskState, TaskStatus, taskStateToJSON, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { RestapSql } from '../../persistence/restap-sql';
 import { hashSessionId } from '../../sessions/session-id';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { storableId, storableTime } from './a2a-request.check';
-import { randomBytes } from 'node:crypto';
 import { A2aCaller } from './a2a-caller';
 import { requestStateOf, type LiveTask, type TurnRow } from './a2a-request.state';
 import { GroupCommit } from '../../persistence/group-commit';
 import type { TurnSideRow } from '../../persistence/session.store';
 import { compactText, shareTask, withContextId } from './a2a-task.copies';
-import { LIST_BY_CONTEXT, LIST_BY_OWNER, LOAD, MAX_SAVE_BATCH, SAVE, SAVE_MANY, TASK_SIDE, type TaskRow, type TaskWrite } from './a2a-task.sql';
+import { FAIL_ORPHAN_TASKS, LIST_BY_CONTEXT, LIST_BY_OWNER, LOAD, MAX_SAVE_BATCH, SAVE, SAVE_MANY, TASK_SIDE, type TaskRow, type TaskWrite } from './a2a-task.sql';
+import { RestapReplicas } from '../../core/lifecycle/restap-replicas.service';
+import { RESTAP_OPTIONS } from '../../restap.constants';
+import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import { dataPart, textPart } from './a2a-events';
+
+/** What a task whose instance died says, in its failed status (see {@link A2aTaskStore.failOrphans}). */
+export const INTERRUPTED_TASK_MESSAGE =
+  'The task was interrupted: the agent instance running it stopped (it crashed or was killed) before the task ended. Send the message again.';
 
 const TERMINAL = new Set<TaskState>([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
 /** States a blocking send answers with before the task ends (the SDK stops there): written before save resolves. */
@@ -40,9 +47,9 @@ export interface StoredTaskInfo {
  * without credentials who names neither gets the task with an empty contextId.
  */
 @Injectable()
-export class A2aTaskStore implements TaskStore {
-  /** This app instance, written as `runner` while it runs a task (see ReplicaAwareRequestHandler). */
-  readonly instanceId = randomBytes(12).toString('base64url');
+export class A2aTaskStore implements TaskStore, OnModuleInit {
+  /** This app instance (RestapReplicas.id), written as `runner` while it runs a task (see ReplicaAwareRequestHandler). */
+  readonly instanceId: string;
 
   /** Tasks running on this instance, as last saved (see {@link save}). */
   private readonly live = new Map<string, LiveTask>();
@@ -53,7 +60,42 @@ export class A2aTaskStore implements TaskStore {
    */
   private readonly writes = new GroupCommit<TaskWrite, void>((_, batch) => this.writeBatch(batch), MAX_SAVE_BATCH);
 
-  constructor(private readonly sql: RestapSql) {}
+  constructor(
+    private readonly sql: RestapSql,
+    private readonly replicas: RestapReplicas,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+  ) {
+    this.instanceId = replicas.id;
+  }
+
+  /** The tasks of an instance that died are failed by the others' sweeps (see RestapReplicas). */
+  onModuleInit(): void {
+    if (this.options.a2a.enabled) this.replicas.registerSweeper('a2a.tasks', (self, orphanAfterMs) => this.failOrphans(self, orphanAfterMs));
+  }
+
+  /**
+   * Fails the running tasks of dead instances, with {@link INTERRUPTED_TASK_MESSAGE} as their status
+   * message (and `{"error":"interrupted"}` as data), and returns how many.
+   */
+  async failOrphans(self: string, orphanAfterMs: number): Promise<number> {
+    const at = new Date();
+    const status = TaskStatus.toJSON({
+      state: TaskState.TASK_STATE_FAILED,
+      timestamp: at.toISOString(),
+      message: {
+        messageId: '',
+        contextId: '',
+        taskId: '',
+        role: Role.ROLE_AGENT,
+        parts: [textPart(INTERRUPTED_TASK_MESSAGE), dataPart({ error: 'interrupted', message: INTERRUPTED_TASK_MESSAGE })],
+        metadata: undefined,
+        extensions: [],
+        referenceTaskIds: [],
+      },
+    });
+    const rows = await this.sql.query<{ id: string }>(FAIL_ORPHAN_TASKS, [self, orphanAfterMs, JSON.stringify(status), at]);
+    return rows.length;
+  }
 
   /**
    * Writes the task. Its first save (the row other instances find it by), its final state and an

@@ -8,6 +8,7 @@ import { mintSessionId } from '../../sessions/session-id';
 import { RestapRegistry } from '../../core/registry/restap.registry';
 import { InvalidRequestException, MethodNotAllowedException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import { RestapReplicas } from '../../core/lifecycle/restap-replicas.service';
 import { A2aCaller } from './a2a-caller';
 import { DoorKit } from '../kit/door-kit';
 import { DoorPipeline, doorPathOf } from '../kit/door-pipeline';
@@ -24,8 +25,6 @@ import { StreamListenerBusManager } from './stream-listener.bus';
 const CARD_PATH = `/${AGENT_CARD_PATH}`;
 /** Card handlers kept per origin (Host header): past this, cards are built per request. */
 const MAX_ORIGINS = 16;
-/** Past a turn's timeout, how long a task may stay silent before its runner counts as gone. */
-const ORPHAN_MARGIN_MS = 30_000;
 
 /** The handler the host's guards see on the A2A endpoint (`context.getClass()`). */
 class A2aEndpoint {
@@ -68,6 +67,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     private readonly tasks: A2aTaskStore,
     private readonly executor: A2aAgentExecutor,
     private readonly remote: RemoteCancels,
+    private readonly replicas: RestapReplicas,
     kit: DoorKit,
   ) {
     this.admission = new DoorPipeline([
@@ -102,8 +102,8 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
       // One scope for every caller: the task store decides who may see a task, before any bus is used.
       // Listeners: one per open stream (capped by talk.maxStreams), plus a few of the SDK's own.
       new StreamListenerBusManager(this.options.talk.maxStreams + 10),
-      // A running turn saves at least every talk.timeoutMs (it ends then): silent longer, its instance is gone.
-      this.options.talk.timeoutMs + ORPHAN_MARGIN_MS,
+      // A runner is alive while its heartbeat is (RestapReplicas); a dead one's tasks are failed by the sweep.
+      this.replicas,
       this.remote,
     );
     this.rpc = sdkExpress().jsonRpcHandler({
