@@ -44,6 +44,9 @@ import { CapabilityInvoker } from './core/invoker/capability-invoker';
 import { CapabilityTools } from './core/tools/capability-tools';
 import { PlaygroundDoor } from './doors/playground/playground.door';
 import { A2A_PROVIDERS } from './doors/a2a';
+import { ApprovalService } from './core/approvals/approval.service';
+import { RESTAP_APPROVAL_STORE } from './persistence/approval.store';
+import { TypeOrmApprovalStore } from './persistence/typeorm-approval.store';
 
 /** Where the rate limit counts: Redis or PostgreSQL shared by the replicas, the host's own store, or memory. */
 function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSource): ThrottlerStorage {
@@ -97,6 +100,8 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     { provide: RESTAP_TALK_NEWS_SOURCE, useExisting: NewsService },
     CapabilityInvoker,
     CapabilityTools,
+    { provide: RESTAP_APPROVAL_STORE, useClass: TypeOrmApprovalStore },
+    ApprovalService,
     PlaygroundDoor,
     ...A2A_PROVIDERS,
     McpNewsNotifier,
@@ -105,6 +110,6 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     DoorStreams,
     McpDoor,
   ],
-  exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools],
+  exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools, ApprovalService],
 })
 export class RestapModule extends RestapConfigurableModule {}

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { TaskState, type Part } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import { RESTAP_OPTIONS, SESSION_ID_PATTERN } from '../../restap.constants';
@@ -9,7 +9,8 @@ import { TalkService, type OpenTurn, type TurnEnding } from '../../core/talk/tal
 import { A2aTaskStore, callerOf, CONTEXT_ID_STATE, NEW_TASK_STATE } from './a2a-task.store';
 import { BLOCKING_SEND_STATE, dataPart, TaskEvents, textPart, UNARY_SEND_STATE } from './a2a-events';
 import { CapabilityInvoker } from '../../core/invoker/capability-invoker';
-import { capabilityCallOf, runCapability } from './capability.call';
+import { answerApproval, approvalAnswerOf, capabilityCallOf, runCapability } from './capability.call';
+import { ApprovalService } from '../../core/approvals/approval.service';
 
 /** Why a cancelled task's turn and capability calls stop. */
 const TASK_CANCELED = 'The task was canceled.';
@@ -40,6 +41,7 @@ export class TalkExecutor implements AgentExecutor {
     private readonly invoker: CapabilityInvoker,
     private readonly tasks: A2aTaskStore,
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Optional() private readonly approvals?: ApprovalService,
   ) {}
 
   /** Ids of the tasks running on this instance. */
@@ -70,10 +72,16 @@ export class TalkExecutor implements AgentExecutor {
     try {
       events.start();
       const call = capabilityCallOf(request.userMessage.parts);
-      if (call) {
+      const answer = this.approvals ? approvalAnswerOf(request.userMessage.parts) : undefined;
+      if (call || answer) {
         running.abort = new AbortController();
         if (running.cancelled) running.abort.abort(new Error(TASK_CANCELED));
-        await runCapability(this.invoker, call, callerOf(request.context).caller, events, running.abort.signal);
+        const { caller } = callerOf(request.context);
+        if (answer) await answerApproval(this.approvals!, answer, request.contextId, caller, events, running.abort.signal);
+        else {
+          const approvals = this.approvals && { service: this.approvals, contextId: request.contextId };
+          await runCapability(this.invoker, call!, caller, events, running.abort.signal, approvals);
+        }
       } else {
         await this.converse(request, events, running);
       }
