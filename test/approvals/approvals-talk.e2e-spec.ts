@@ -4,6 +4,7 @@ import { startSample, type RunningApp } from '../support/sample-app';
 import { messagesOf, startFakeLlm, type ChatRequestBody, type FakeLlm, type FakeLlmReply } from '../support/fake-llm';
 import { eventsOnly, openTalkStream, postTalk } from '../fixtures/talk-sse';
 import { readAll } from '../fixtures/news-http';
+import { formatReport, RestapClient, runConformance } from 'restap-client';
 
 // Issue 35 — human approval before a consequential action, the same on any replica. Two sample
 // agents on one PostgreSQL, RESTAP_REQUIRE_APPROVAL=text.reverse, a fake model that asks for
@@ -68,6 +69,14 @@ describe('issue 35 — approvals over /talk, on two replicas (RESTAP_REQUIRE_APP
     const talk = catalog.capabilities.find((c: { id: string }) => c.id === 'talk');
     expect(talk.streaming.events).toEqual(['message.start', 'message.delta', 'message.end', 'error', 'done', 'tool.start', 'tool.end', 'approval.required']);
     expect(catalog.extensions['io.restap/approval']).toMatchObject({ capability: 'talk', events: ['approval.required'], request_fields: { approval: { required: ['id', 'decision'] } } });
+  });
+
+  it('the extension breaks no conformant client: restap check passes every MUST and SHOULD rule against it', async () => {
+    const report = await runConformance(a.url, { timeoutMs: 30_000, headers: AUTH });
+    const failed = report.results.filter((r) => r.status === 'fail');
+    if (failed.length) throw new Error(`${failed.map((r) => r.id).join(', ')} failed\n${formatReport(report)}`);
+    expect(report.ok).toBe(true);
+    expect(report.results.find((r) => r.id === 'sse.event-order')?.status).toBe('pass');
   });
 
   it('Done when: the SSE turn streams approval.required, asks in words, and does not run text.reverse (nor ask the model again)', async () => {
@@ -146,6 +155,13 @@ describe('issue 35 — approvals over /talk, on two replicas (RESTAP_REQUIRE_APP
     const late = await answer(a, session, approval.id, 'approve');
     expect(late.status).toBe(409);
     expect(await runs()).toBe(before);
+  });
+
+  it('a plain client (restap-client, SSE) that knows no approval.required reads the question, answers "approve" in words, and gets the result', async () => {
+    const agent = await RestapClient.discover(a.url, { headers: AUTH });
+    const asked = await agent.talkStream("reverse 'words'").text();
+    expect(asked).toMatch(/^Approval needed: Allow "Reverse text" \(text.reverse\) with \{"text":"words"\}\? \(approval apr_/);
+    expect(await agent.talkStream('approve').text()).toBe('Reversed: sdrow');
   });
 
   it('a plain "approve" message answers the session\'s one pending approval (plain clients work)', async () => {
