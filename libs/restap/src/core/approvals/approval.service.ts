@@ -79,9 +79,12 @@ export class ApprovalService {
     return `Allow "${capability.options.title}" (${capabilityId}) with ${quoted}?`;
   }
 
-  /** Parks the call as a pending approval when it needs one (undefined: run it now). */
-  async gate(call: GatedCall, caller: RestapCaller): Promise<ApprovalRequest | undefined> {
-    const question = this.questionFor(call.capabilityId, call.args, caller);
+  /**
+   * Parks the call as a pending approval when it needs one (undefined: run it now). `asked`: the
+   * question the caller already got from `questionFor` (a rule is asked once per call).
+   */
+  async gate(call: GatedCall, caller: RestapCaller, asked?: string): Promise<ApprovalRequest | undefined> {
+    const question = asked ?? this.questionFor(call.capabilityId, call.args, caller);
     if (question === undefined) return undefined;
     const record = await this.store.create({
       id: `apr_${randomToken(24)}`,
@@ -183,7 +186,8 @@ export class ApprovalService {
       await this.store.recordResult(record.id, result.ok, resultText(result));
     } catch (error) {
       // The call ran (or was denied) and its decision is stored; only the audit copy of its result is lost.
-      this.logger.error(`Could not store the result of approval ${record.id}: ${(error as Error)?.message ?? String(error)}`);
+      // The id is a bearer of the decision (alone, for a sessionless door): only its start is logged.
+      this.logger.error(`Could not store the result of approval ${record.id.slice(0, 8)}…: ${(error as Error)?.name ?? 'Error'}`);
     }
     return result;
   }

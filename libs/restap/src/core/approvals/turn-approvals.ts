@@ -36,11 +36,12 @@ export class TurnApprovals implements TalkToolApprovals {
   }
 
   async gate(tool: ToolDefinition, args: Record<string, unknown>, callId: string): Promise<InvocationResult | undefined> {
-    if (this.service.questionFor(tool.capabilityId, args, this.caller) === undefined) return undefined;
+    const question = this.service.questionFor(tool.capabilityId, args, this.caller);
+    if (question === undefined) return undefined;
     if (!this.sessionHash) {
       return failure(403, 'approval_unavailable', `${tool.capabilityId} needs a person's approval, which needs /talk sessions; it did not run.`);
     }
-    const asked = await this.service.gate({ door: 'talk', capabilityId: tool.capabilityId, args, sessionHash: this.sessionHash, toolName: tool.name, toolCallId: callId }, this.caller);
+    const asked = await this.service.gate({ door: 'talk', capabilityId: tool.capabilityId, args, sessionHash: this.sessionHash, toolName: tool.name, toolCallId: callId }, this.caller, question);
     if (!asked) return undefined;
     this.asked.push(asked);
     return failure(
