@@ -5,6 +5,8 @@ import { messagesOf, startFakeLlm, type ChatRequestBody, type FakeLlm, type Fake
 import { eventsOnly, openTalkStream, postTalk } from '../fixtures/talk-sse';
 import { readAll } from '../fixtures/news-http';
 import { formatReport, RestapClient, runConformance } from 'restap-client';
+import { TaskState } from '@a2a-js/sdk';
+import { artifactText, asTask, clientFor, data, dataOf, sendParams, text, userMessage } from '../a2a/a2a-support';
 
 // Issue 35 — human approval before a consequential action, the same on any replica. Two sample
 // agents on one PostgreSQL, RESTAP_REQUIRE_APPROVAL=text.reverse, a fake model that asks for
@@ -230,5 +232,20 @@ describe('issue 35 — approvals over /talk, on two replicas (RESTAP_REQUIRE_APP
     } finally {
       await pg.end();
     }
+  });
+
+  it('item 5: an A2A conversation turn that hits the gate goes input-required; continuing the task with {approval} on the other replica runs it and the model answers', async () => {
+    const send = async (app: RunningApp, parts: Parameters<typeof userMessage>[0], ids: { contextId?: string; taskId?: string } = {}) =>
+      asTask(await (await clientFor(app.url)).sendMessage(sendParams(userMessage(parts, ids)), { serviceParameters: AUTH }));
+    const before = await runs();
+    const task = await send(a, [text("reverse 'agent'")]);
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const { approval } = dataOf(task.status?.message?.parts) as { approval: { id: string; capability: string } };
+    expect(approval).toMatchObject({ id: expect.stringMatching(APR), capability: 'text.reverse', arguments: { text: 'agent' } });
+    expect(await runs()).toBe(before);
+    const done = await send(b, [data({ approval: { id: approval.id, decision: 'approve' } })], { contextId: task.contextId, taskId: task.id });
+    expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(artifactText(done)).toContain('Reversed: tnega');
+    expect(await runs()).toBe(before + 1);
   });
 });

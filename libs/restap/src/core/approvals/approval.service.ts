@@ -165,6 +165,12 @@ export class ApprovalService {
     return pending.length === 1 ? { id: pending[0].id, decision } : undefined;
   }
 
+  /** The door that asked for an approval of that session (none: sessionless), if it exists. */
+  async doorOf(id: string, sessionHash: Buffer | undefined): Promise<string | undefined> {
+    if (!APPROVAL_ID_PATTERN.test(id)) return undefined;
+    return (await this.store.find(id, sessionHash ?? null))?.door;
+  }
+
   /** The session's pending approvals, oldest first. */
   async pendingOf(sessionHash: Buffer, limit = 20): Promise<ApprovalRequest[]> {
     return (await this.store.pending(sessionHash, limit)).map(requestOf);

@@ -56,6 +56,8 @@ export interface TurnRequest {
 export interface TurnEnding {
   status: TalkTurnStatus;
   text: string;
+  /** The approvals the turn asked a person for (it waits for them: issue 35). */
+  approvals?: ApprovalRequest[];
 }
 
 /** Why a door stops a turn: its client left (`disconnect`), or it was cancelled on purpose (`cancel`). */
@@ -277,7 +279,8 @@ export class TalkService {
     ];
     const { store } = this;
     if (turn.side && store.appendTurnsWith) {
-      const side = turn.side({ status: outcome.status, text: outcome.text });
+      const asked = turn.approvals?.asked.length ? turn.approvals.asked : undefined;
+      const side = turn.side({ status: outcome.status, text: outcome.text, ...(asked && outcome.status === 'complete' ? { approvals: asked } : {}) });
       if (side) {
         await store.appendTurnsWith(turn.keyHash, turns, side);
         return true;

@@ -11,6 +11,8 @@ import { BLOCKING_SEND_STATE, dataPart, TaskEvents, textPart, UNARY_SEND_STATE }
 import { CapabilityInvoker } from '../../core/invoker/capability-invoker';
 import { answerApproval, approvalAnswerOf, capabilityCallOf, runCapability } from './capability.call';
 import { ApprovalService } from '../../core/approvals/approval.service';
+import type { ApprovalAnswer } from '../../core/approvals/approval.types';
+import { hashSessionId } from '../../sessions/session-id';
 
 /** Why a cancelled task's turn and capability calls stop. */
 const TASK_CANCELED = 'The task was canceled.';
@@ -72,8 +74,12 @@ export class TalkExecutor implements AgentExecutor {
     try {
       events.start();
       const call = capabilityCallOf(request.userMessage.parts);
-      const answer = this.approvals ? approvalAnswerOf(request.userMessage.parts) : undefined;
-      if (call || answer) {
+      let answer = this.approvals ? approvalAnswerOf(request.userMessage.parts) : undefined;
+      // An approval a conversation turn asked for is answered by a turn: the model goes on with the result.
+      if (answer && answer !== 'invalid' && (await this.approvals!.doorOf(answer.id, hashSessionId(request.contextId))) === 'talk') {
+        await this.converse(request, events, running, answer);
+        answer = undefined;
+      } else if (call || answer) {
         running.abort = new AbortController();
         if (running.cancelled) running.abort.abort(new Error(TASK_CANCELED));
         const { caller } = callerOf(request.context);
@@ -95,11 +101,12 @@ export class TalkExecutor implements AgentExecutor {
     }
   }
 
-  private async converse(request: RequestContext, events: TaskEvents, running: Running): Promise<void> {
-    const text = request.userMessage.parts
-      .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
-      .filter(Boolean)
-      .join('\n');
+  private async converse(request: RequestContext, events: TaskEvents, running: Running, approval?: ApprovalAnswer): Promise<void> {
+    const text =
+      request.userMessage.parts
+        .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
+        .filter(Boolean)
+        .join('\n') || (approval?.decision ?? '');
     if (!this.options.talk.enabled) {
       return events.status(TaskState.TASK_STATE_REJECTED, [textPart('This agent takes no conversation: call a capability with a data part {"capability": "<id>", "arguments": {...}}.')]);
     }
@@ -117,6 +124,8 @@ export class TalkExecutor implements AgentExecutor {
     // once that statement has committed: no statement of its own.
     let sealed = false;
     const sealCompleted = (ending: TurnEnding) => {
+      // A turn that waits for a person's approval does not complete: the task goes input-required.
+      if (ending.approvals) return undefined;
       const task = ending.status === 'complete' ? events.seal(TaskState.TASK_STATE_COMPLETED) : undefined;
       if (!task) return undefined; // published already (it ran past UNSEEN_TASK_MS): saved as usual
       finish();
@@ -130,6 +139,7 @@ export class TalkExecutor implements AgentExecutor {
       sessionMinted: caller.mintedContextId === request.contextId,
       caller: caller.caller,
       side: sealCompleted,
+      ...(approval ? { approval } : {}),
     });
     running.turn = turn;
     if (running.cancelled) turn.stop('cancel');
@@ -171,6 +181,13 @@ export class TalkExecutor implements AgentExecutor {
       return events.publishSealed();
     }
     finish();
+    if (result.approvals) {
+      const how = `Continue this task with a data part {"approval": {"id": "apr_…", "decision": "approve"}} (or "deny"), or answer "approve" / "deny".`;
+      return events.status(TaskState.TASK_STATE_INPUT_REQUIRED, [
+        textPart(`${result.approvals.map((a) => `Approval needed: ${a.question} (approval ${a.id}, until ${a.expires_at})`).join('\n')}\n${how}`),
+        dataPart({ approval: result.approvals[0], ...(result.approvals.length > 1 ? { approvals: result.approvals } : {}) }),
+      ]);
+    }
     events.status(TaskState.TASK_STATE_COMPLETED);
   }
 }
