@@ -1,5 +1,5 @@
 import { TaskState } from '@a2a-js/sdk';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { sharedPostgres, type SharedPostgres } from './shared-postgres';
 import { startSample, type RunningApp } from '../support/sample-app';
 import { readAll } from '../fixtures/news-http';
 import { CLIENT_KINDS, connectClient, type AnyClient } from '../mcp/mcp-clients';
@@ -16,14 +16,14 @@ const AUTH = { Authorization: `Bearer ${KEY}` };
 const APPROVAL = 'io.restap/approval';
 
 describe('issue 35 — approvals on the MCP and A2A doors, two replicas', () => {
-  let db: TestDatabase;
+  let db: SharedPostgres;
   let a: RunningApp;
   let b: RunningApp;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    a = await startSample(db.target, { apiKey: KEY, requireApproval: ['text.reverse'] });
-    b = await startSample(db.target, { apiKey: KEY, requireApproval: ['text.reverse'] });
+    db = await sharedPostgres();
+    a = await startSample({ url: db.url }, { apiKey: KEY, requireApproval: ['text.reverse'] });
+    b = await startSample({ url: db.url }, { apiKey: KEY, requireApproval: ['text.reverse'] });
   });
   afterAll(async () => {
     await a?.close();

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { sharedPostgres, type SharedPostgres } from './shared-postgres';
 import { startSample, type RunningApp } from '../support/sample-app';
 import { messagesOf, startFakeLlm, type ChatRequestBody, type FakeLlm, type FakeLlmReply } from '../support/fake-llm';
 import { eventsOnly, openTalkStream, postTalk } from '../fixtures/talk-sse';
@@ -32,17 +32,17 @@ function reversingModel(body: ChatRequestBody): FakeLlmReply {
 }
 
 describe('issue 35 — approvals over /talk, on two replicas (RESTAP_REQUIRE_APPROVAL=text.reverse)', () => {
-  let db: TestDatabase;
+  let db: SharedPostgres;
   let llm: FakeLlm;
   let a: RunningApp;
   let b: RunningApp;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
+    db = await sharedPostgres();
     llm = await startFakeLlm({ respond: reversingModel });
     const config = { apiKey: KEY, llm: { baseUrl: llm.baseUrl, model: 'test-model', apiKey: 'sk-test' }, requireApproval: ['text.reverse'] };
-    a = await startSample(db.target, config);
-    b = await startSample(db.target, config);
+    a = await startSample({ url: db.url }, config);
+    b = await startSample({ url: db.url }, config);
   });
   afterAll(async () => {
     await a?.close();
@@ -198,7 +198,7 @@ describe('issue 35 — approvals over /talk, on two replicas (RESTAP_REQUIRE_APP
 
   it('an expired approval never runs (410 approval_expired)', async () => {
     const { session, approval } = await ask(a, 'late');
-    const pg = new Client({ connectionString: db.url as string });
+    const pg = new Client({ connectionString: db.url });
     await pg.connect();
     try {
       await pg.query(`UPDATE restap_approvals SET expires_at = now() - interval '1 second' WHERE id = $1`, [approval.id]);
@@ -215,7 +215,7 @@ describe('issue 35 — approvals over /talk, on two replicas (RESTAP_REQUIRE_APP
   it('audit: the row keeps capability, exact arguments, who asked and who decided, the result — and never the session id', async () => {
     const { session, approval } = await ask(a, 'audit');
     await answer(b, session, approval.id, 'approve');
-    const pg = new Client({ connectionString: db.url as string });
+    const pg = new Client({ connectionString: db.url });
     await pg.connect();
     try {
       const { rows } = await pg.query(`SELECT * FROM restap_approvals WHERE id = $1`, [approval.id]);
