@@ -57,6 +57,7 @@ export class AppModule {
           },
           playground: { enabled: config.playground !== false, path: PLAYGROUND_PATH },
           mcp: { enabled: true },
+          ...(config.requireApproval ? { approval: { require: requireApprovalOf(config.requireApproval) } } : {}),
           rateLimit: config.rateLimitPerMinute
             ? { limit: config.rateLimitPerMinute, ttlMs: 60_000, ...(config.redisUrl ? { redis: config.redisUrl } : {}) }
             : false,
@@ -81,4 +82,10 @@ export class AppModule {
       ],
     };
   }
+}
+
+/** `approval.require` of RESTAP_REQUIRE_APPROVAL: every call of a listed capability needs a person's yes. */
+function requireApprovalOf(ids: readonly string[]): (capabilityId: string) => boolean {
+  const gated = new Set(ids);
+  return (capabilityId) => gated.has(capabilityId);
 }

@@ -39,6 +39,11 @@ export interface SampleConfig {
    * tarballs the agent serves under /packages and advertises in its catalog.
    */
   packagesDir?: string;
+  /**
+   * RESTAP_REQUIRE_APPROVAL: comma-separated capability ids (e.g. `text.reverse`) that a person must
+   * approve before any door runs them (the module's `approval.require`; docs/approvals.md).
+   */
+  requireApproval?: string[];
 }
 
 /** Requests per minute when RESTAP_RATE_LIMIT is unset (a person or a polling agent stays far below it). */
@@ -70,6 +75,7 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
     accessLog: env.RESTAP_ACCESS_LOG === '1',
     playground: env.RESTAP_PLAYGROUND !== '0',
     packagesDir: resolve(env.RESTAP_PACKAGES_DIR || 'dist/packages'),
+    requireApproval: listFromEnv(env.RESTAP_REQUIRE_APPROVAL),
   };
   return Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined)) as unknown as SampleConfig;
 }
@@ -93,4 +99,10 @@ function intFromEnv(env: NodeJS.ProcessEnv, name: string, min: number): number |
     throw new Error(`${name} must be an integer of at least ${min}, got '${raw}'.`);
   }
   return Number(raw);
+}
+
+/** A comma-separated list, blanks dropped; undefined when empty. */
+function listFromEnv(raw: string | undefined): string[] | undefined {
+  const list = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return list.length ? list : undefined;
 }

@@ -1,6 +1,7 @@
 import { CAPABILITY_ID_PATTERN } from './restap.constants';
 import { RestapBootstrapError } from './exceptions/restap-bootstrap.error';
-import type { ResolvedRestapA2aOptions, ResolvedRestapOptions, RestapCorsOptions, RestapMcpOptions, RestapModuleOptions, RestapPlaygroundOptions, RestapRateLimitOptions } from './interfaces/restap-options.interface';
+import { createHash } from 'node:crypto';
+import type { ResolvedRestapA2aOptions, ResolvedRestapApprovalOptions, ResolvedRestapOptions, RestapCorsOptions, RestapMcpOptions, RestapModuleOptions, RestapPlaygroundOptions, RestapRateLimitOptions } from './interfaces/restap-options.interface';
 
 const positiveInt = (value: unknown, field: string, required = false): void => {
   if ((required || value !== undefined) && (!Number.isInteger(value) || (value as number) <= 0)) {
@@ -131,7 +132,32 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
     catalogCacheControl: options.catalogCacheControl ?? 'public, max-age=60',
     playground: resolvePlayground(options.playground),
     mcp,
+    approval: resolveApproval(options.approval),
   };
+}
+
+function resolveApproval(value: RestapModuleOptions['approval']): ResolvedRestapApprovalOptions {
+  if (value !== undefined && (!value || typeof value !== 'object')) {
+    throw new RestapBootstrapError('RestapModule option approval must be { require?, ttlMs?, identify? }.');
+  }
+  for (const field of ['require', 'identify'] as const) {
+    if (value?.[field] !== undefined && typeof value[field] !== 'function') {
+      throw new RestapBootstrapError(`RestapModule option approval.${field} must be a function.`);
+    }
+  }
+  positiveInt(value?.ttlMs, 'approval.ttlMs');
+  const identify = value?.identify;
+  return {
+    ...(value?.require ? { require: value.require } : {}),
+    ttlMs: value?.ttlMs ?? 15 * 60_000,
+    identify: identify ? (caller) => identify(caller) || fingerprintOf(caller) : fingerprintOf,
+  };
+}
+
+/** A caller's credentials as a fingerprint fit for an audit row: the credential itself never is. */
+function fingerprintOf(caller: { headers: Record<string, string | string[] | undefined> }): string {
+  const credentials = credentialsOf(caller);
+  return credentials ? `cred:${createHash('sha256').update(credentials).digest('hex').slice(0, 16)}` : 'anonymous';
 }
 
 /** Path segments of URL-safe characters; no `.` or `..` segment, no trailing slash (the doors' paths). */

@@ -40,6 +40,9 @@ import { DoorStreams } from './doors/kit/http/door-streams';
 import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
 import { CapabilityInvoker } from './core/invoker/capability-invoker';
 import { CapabilityTools } from './core/tools/capability-tools';
+import { ApprovalService } from './core/approvals/approval.service';
+import { RESTAP_APPROVAL_STORE } from './persistence/approval.store';
+import { TypeOrmApprovalStore } from './persistence/typeorm-approval.store';
 
 /** Which doors were loaded (see `withDoors`), for the options' check. */
 const RESTAP_LOADED_DOORS = Symbol('RESTAP_LOADED_DOORS');
@@ -111,11 +114,13 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     { provide: RESTAP_TALK_NEWS_SOURCE, useExisting: NewsService },
     CapabilityInvoker,
     CapabilityTools,
+    { provide: RESTAP_APPROVAL_STORE, useClass: TypeOrmApprovalStore },
+    ApprovalService,
     DoorGuards,
     DoorStreams,
   ],
   // The doors' modules (imported below, when they may open) use the core and the kit through these.
-  exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools, DoorKit, RestapSql, RestapReplicas],
+  exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools, DoorKit, RestapSql, RestapReplicas, ApprovalService],
 })
 export class RestapModule extends RestapConfigurableModule {
   static override forRoot(options: typeof RESTAP_OPTIONS_TYPE): DynamicModule {

@@ -1,3 +1,4 @@
+import type { RestapCaller } from '../core/caller';
 import type { CanActivate, Type } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { RestapPackage, RestapProtocols } from './catalog.interface';
@@ -275,6 +276,30 @@ export interface RestapMcpOptions {
 }
 
 /**
+ * Human approval of consequential calls (see docs/approvals.md). A capability needs approval when
+ * its `@Capability({ approval })` rule or `require` says so.
+ */
+export interface RestapApprovalOptions {
+  /**
+   * For hosts that cannot touch the decorator: whether a call of `capabilityId` needs approval,
+   * answered like a capability's `approval` rule (`false`/`undefined` no, `true` yes, a string yes
+   * with that question). Consulted when the decorator does not already ask for approval.
+   *
+   * @example
+   * require: (id) => ['orders.cancel', 'customers.delete'].includes(id)
+   */
+  require?: (capabilityId: string, args: Readonly<Record<string, unknown>>, caller: RestapCaller) => boolean | string | undefined;
+  /** How long a pending approval can be decided, ms; later it expires and never runs. @default 900000 (15 min) */
+  ttlMs?: number;
+  /**
+   * Who a caller is, as stored with an approval (`requested_by`, `decided_by`): e.g. the user of a
+   * verified token. Never return a credential. @default a SHA-256 fingerprint of the caller's
+   * credentials (`cred:` + 16 hex digits), or `anonymous`
+   */
+  identify?: (caller: RestapCaller) => string | undefined;
+}
+
+/**
  * Options of `RestapModule.forRoot()` / `forRootAsync()`.
  *
  * @example
@@ -324,6 +349,8 @@ export interface RestapModuleOptions {
   playground?: RestapPlaygroundOptions;
   /** The MCP door (off unless enabled). @default { enabled: false, path: '/mcp' } */
   mcp?: RestapMcpOptions;
+  /** Human approval of consequential calls. @default { ttlMs: 900000 } (only decorated capabilities need approval) */
+  approval?: RestapApprovalOptions;
 }
 
 /** Options with every default filled in; produced once by `resolveOptions()`. */
@@ -350,6 +377,13 @@ export interface ResolvedRestapOptions {
   catalogCacheControl: string;
   playground: Required<RestapPlaygroundOptions>;
   mcp: Required<RestapMcpOptions>;
+  approval: ResolvedRestapApprovalOptions;
+}
+
+export interface ResolvedRestapApprovalOptions {
+  require?: RestapApprovalOptions['require'];
+  ttlMs: number;
+  identify: (caller: RestapCaller) => string;
 }
 
 export interface ResolvedRestapA2aOptions {

@@ -7,12 +7,14 @@ import { RestapA2aTaskEntity } from './entities/restap-a2a-task.entity';
 import { RestapA2aTasks1764900000000 } from './migrations/1764900000000-restap-a2a-tasks';
 import { RestapReplicas1765000000000 } from './migrations/1765000000000-restap-replicas';
 import { RestapReplicaEntity } from './entities/restap-replica.entity';
+import { RestapApprovalEntity } from './entities/restap-approval.entity';
+import { RestapApprovals1765100000000 } from './migrations/1765100000000-restap-approvals';
 
 /** Entities to add to the host's DataSource when it does not use `autoLoadEntities`. */
-export const RESTAP_ENTITIES = [RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity, RestapA2aTaskEntity, RestapReplicaEntity];
+export const RESTAP_ENTITIES = [RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity, RestapA2aTaskEntity, RestapReplicaEntity, RestapApprovalEntity];
 
 /** Migrations to add to the host's DataSource `migrations` (run by `migrationsRun` or the TypeORM CLI). */
-export const RESTAP_MIGRATIONS = [RestapInit1764700000000, RestapToolSteps1764800000000, RestapA2aTasks1764900000000, RestapReplicas1765000000000];
+export const RESTAP_MIGRATIONS = [RestapInit1764700000000, RestapToolSteps1764800000000, RestapA2aTasks1764900000000, RestapReplicas1765000000000, RestapApprovals1765100000000];
 
 /** Tables the module needs; checked at startup. */
 export const RESTAP_TABLES = ['restap_sessions', 'restap_turns', 'restap_news', 'restap_news_sequences'];
@@ -24,6 +26,7 @@ export const RESTAP_COLUMNS = [
   { table: 'restap_a2a_tasks', column: 'id', migration: 'RestapA2aTasks1764900000000' },
   { table: 'restap_turns', column: 'runner', migration: 'RestapReplicas1765000000000' },
   { table: 'restap_replicas', column: 'id', migration: 'RestapReplicas1765000000000' },
+  { table: 'restap_approvals', column: 'id', migration: 'RestapApprovals1765100000000' },
 ];
 
-export { RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity, RestapA2aTaskEntity, RestapReplicaEntity, RestapInit1764700000000, RestapToolSteps1764800000000, RestapA2aTasks1764900000000, RestapReplicas1765000000000 };
+export { RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity, RestapA2aTaskEntity, RestapReplicaEntity, RestapApprovalEntity, RestapInit1764700000000, RestapToolSteps1764800000000, RestapA2aTasks1764900000000, RestapReplicas1765000000000, RestapApprovals1765100000000 };

@@ -9,6 +9,12 @@ import { failure } from '../invoker/invocation-error';
 import type { InvocationResult } from '../invoker/invocation-result';
 import { toolNameOf } from './tool-names';
 
+/**
+ * Asked before a well-formed tool call runs: a result to answer instead (the call is held, e.g.
+ * for a person's approval), or undefined to run it.
+ */
+export type ToolCallGate = (tool: ToolDefinition, args: Record<string, unknown>) => Promise<InvocationResult | undefined>;
+
 /** A capability as a model (or any tool-calling client) sees it. */
 export interface ToolDefinition {
   /** `^[a-zA-Z0-9_-]{1,64}$`, e.g. `text_reverse` (see `toolNameOf`). */
@@ -56,15 +62,23 @@ export class CapabilityTools {
    * Calls a tool. Never rejects: an unknown name (404 `unknown_tool`), arguments that are not an
    * object or lack a path parameter (400 `invalid_arguments`), a refusal, a failure, the timeout
    * (504 `tool_timeout`, default `capabilityTimeoutMs`) and an abort (499 `aborted`) all come back
-   * as `{ ok: false, status, error, message }`.
+   * as `{ ok: false, status, error, message }`. `gate`, when given, may hold a well-formed call
+   * (see ToolCallGate).
    */
-  async call(name: string, args: unknown, caller: RestapCaller, signal?: AbortSignal, timeoutMs = this.options.capabilityTimeoutMs): Promise<InvocationResult> {
+  async call(
+    name: string,
+    args: unknown,
+    caller: RestapCaller,
+    signal?: AbortSignal,
+    timeoutMs = this.options.capabilityTimeoutMs,
+    gate?: ToolCallGate,
+  ): Promise<InvocationResult> {
     const tool = this.find(name);
     if (!tool) {
       const known = this.list().map((t) => t.name).join(', ') || 'none';
       return failure(404, 'unknown_tool', `There is no tool named '${name}'. Tools: ${known}.`);
     }
-    return this.run(name, this.registry.getCapability(tool.capabilityId)!, args, caller, signal, timeoutMs);
+    return this.run(name, this.registry.getCapability(tool.capabilityId)!, args, caller, signal, timeoutMs, gate && ((checked) => gate(tool, checked)));
   }
 
   /**
@@ -77,7 +91,15 @@ export class CapabilityTools {
     return this.run(id, capability, args, caller, signal, timeoutMs);
   }
 
-  private async run(name: string, capability: RegisteredCapability, args: unknown, caller: RestapCaller, signal: AbortSignal | undefined, timeoutMs: number): Promise<InvocationResult> {
+  private async run(
+    name: string,
+    capability: RegisteredCapability,
+    args: unknown,
+    caller: RestapCaller,
+    signal: AbortSignal | undefined,
+    timeoutMs: number,
+    hold?: (args: Record<string, unknown>) => Promise<InvocationResult | undefined>,
+  ): Promise<InvocationResult> {
     if (args === undefined || args === null) args = {};
     if (typeof args !== 'object' || Array.isArray(args)) {
       return failure(400, 'invalid_arguments', `The arguments of ${name} must be a JSON object, got ${Array.isArray(args) ? 'an array' : typeof args}.`);
@@ -86,6 +108,9 @@ export class CapabilityTools {
     if (missing.length) {
       return failure(400, 'invalid_arguments', `${name} needs ${missing.map((p) => `'${p.name}'`).join(', ')}.`);
     }
+    // Asked only of a well-formed call: a person is never asked to approve one that cannot run.
+    const held = hold ? await hold(args as Record<string, unknown>) : undefined;
+    if (held) return held;
     const timeout = AbortSignal.timeout(timeoutMs);
     const result = await this.invoker.invoke(capability.options.id, args as Record<string, unknown>, caller, signal ? AbortSignal.any([signal, timeout]) : timeout);
     if (!result.ok && result.error === 'aborted' && timeout.aborted && !signal?.aborted) {

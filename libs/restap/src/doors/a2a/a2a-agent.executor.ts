@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { TaskState, type Part } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
 import { RESTAP_OPTIONS } from '../../restap.constants';
@@ -13,7 +13,10 @@ import { A2aTaskStore, a2aCallerOf } from './a2a-task.store';
 import { requestStateOf } from './a2a-request.state';
 import { dataPart, TaskEvents, textPart } from './a2a-events';
 import { CapabilityTools } from '../../core/tools/capability-tools';
-import { capabilityCallOf, runCapability } from './capability.call';
+import { answerApproval, approvalAnswerOf, capabilityCallOf, runCapability } from './capability.call';
+import { ApprovalService } from '../../core/approvals/approval.service';
+import type { ApprovalAnswer } from '../../core/approvals/approval.types';
+import { hashSessionId } from '../../sessions/session-id';
 
 /** Why a cancelled task's turn and capability calls stop. */
 const TASK_CANCELED = 'The task was canceled.';
@@ -44,6 +47,7 @@ export class A2aAgentExecutor implements AgentExecutor {
     private readonly tools: CapabilityTools,
     private readonly tasks: A2aTaskStore,
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Optional() private readonly approvals?: ApprovalService,
   ) {}
 
   /** Ids of the tasks running on this instance. */
@@ -74,10 +78,20 @@ export class A2aAgentExecutor implements AgentExecutor {
     try {
       events.start();
       const call = capabilityCallOf(request.userMessage.parts);
-      if (call) {
+      let answer = this.approvals ? approvalAnswerOf(request.userMessage.parts) : undefined;
+      // An approval a conversation turn asked for is answered by a turn: the model goes on with the result.
+      if (answer && answer !== 'invalid' && (await this.approvals!.doorOf(answer.id, hashSessionId(request.contextId))) === 'talk') {
+        await this.converse(request, events, running, answer);
+        answer = undefined;
+      } else if (call || answer) {
         running.abort = new AbortController();
         if (running.cancelled) running.abort.abort(new Error(TASK_CANCELED));
-        await runCapability(this.tools, call, a2aCallerOf(request.context).caller, events, running.abort.signal);
+        const { caller } = a2aCallerOf(request.context);
+        if (answer) await answerApproval(this.approvals!, answer, request.contextId, caller, events, running.abort.signal);
+        else {
+          const approvals = this.approvals && { service: this.approvals, contextId: request.contextId };
+          await runCapability(this.tools, call!, caller, events, running.abort.signal, approvals);
+        }
       } else {
         await this.converse(request, events, running);
       }
@@ -91,11 +105,12 @@ export class A2aAgentExecutor implements AgentExecutor {
     }
   }
 
-  private async converse(request: RequestContext, events: TaskEvents, running: Running): Promise<void> {
-    const text = request.userMessage.parts
-      .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
-      .filter(Boolean)
-      .join('\n');
+  private async converse(request: RequestContext, events: TaskEvents, running: Running, approval?: ApprovalAnswer): Promise<void> {
+    const text =
+      request.userMessage.parts
+        .map((part) => (part.content?.$case === 'text' ? part.content.value : ''))
+        .filter(Boolean)
+        .join('\n') || (approval?.decision ?? '');
     if (!this.options.talk.enabled) {
       return events.status(TaskState.TASK_STATE_REJECTED, [textPart('This agent takes no conversation: call a capability with a data part {"capability": "<id>", "arguments": {...}}.')]);
     }
@@ -115,6 +130,8 @@ export class A2aAgentExecutor implements AgentExecutor {
     // once that statement has committed: no statement of its own.
     let sealed = false;
     const sealCompleted = (ending: TurnEnding) => {
+      // A turn that waits for a person's approval does not complete: the task goes input-required.
+      if (ending.approvals) return undefined;
       const task = ending.status === 'complete' ? events.seal(TaskState.TASK_STATE_COMPLETED) : undefined;
       if (!task) return undefined; // published already (it ran past UNSEEN_TASK_MS): saved as usual
       finish();
@@ -128,6 +145,7 @@ export class A2aAgentExecutor implements AgentExecutor {
       sessionMinted: caller.mintedContextId === request.contextId,
       caller: caller.caller,
       side: sealCompleted,
+      ...(approval ? { approval } : {}),
     });
     running.turn = turn;
     if (running.cancelled) turn.stop('cancel');
@@ -169,6 +187,13 @@ export class A2aAgentExecutor implements AgentExecutor {
       return events.publishSealed();
     }
     finish();
+    if (result.approvals) {
+      const how = `Continue this task with a data part {"approval": {"id": "apr_…", "decision": "approve"}} (or "deny"), or answer "approve" / "deny".`;
+      return events.status(TaskState.TASK_STATE_INPUT_REQUIRED, [
+        textPart(`${result.approvals.map((a) => `Approval needed: ${a.question} (approval ${a.id}, until ${a.expires_at})`).join('\n')}\n${how}`),
+        dataPart({ approval: result.approvals[0], ...(result.approvals.length > 1 ? { approvals: result.approvals } : {}) }),
+      ]);
+    }
     events.status(TaskState.TASK_STATE_COMPLETED);
   }
 }

@@ -88,6 +88,9 @@ export class TaskEvents {
   status(state: TaskState, parts?: Part[]): void {
     this.release();
     const status = this.statusOf(state, parts);
+    // The SDK ends a blocking send on an input-required *status update*, not on a task that already
+    // stands in that state: the unseen task goes out as it stands, then the update.
+    if (this.pending && state === TaskState.TASK_STATE_INPUT_REQUIRED) this.publishPending();
     if (this.pending) {
       // What the SDK's ResultManager makes of a status update: the status, its message added to the history.
       this.pending.status = status;

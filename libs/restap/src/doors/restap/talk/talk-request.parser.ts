@@ -2,12 +2,15 @@ import type { Request } from 'express';
 import { InvalidRequestException } from '../../../exceptions';
 import { resolveSessionId } from '../../../sessions/session-id';
 import { checkTurnMessage } from '../../../core/talk/turn-message.rule';
+import type { ApprovalAnswer } from '../../../core/approvals/approval.types';
 
 /** A validated POST /talk request body. */
 export interface TalkRequest {
   message: string;
   /** The session_id the client sent (header > query > body), already validated. */
   sessionId?: string;
+  /** The extension field `approval` (docs/approvals.md), validated. */
+  approval?: ApprovalAnswer;
 }
 
 const EXAMPLE = 'send {"message": "<your message>"}';
@@ -33,7 +36,24 @@ export function parseTalkRequest(req: Request, maxLength: number): TalkRequest {
   }
   checkTurnMessage(message, maxLength);
   const sessionId = resolveSessionId(req, body);
-  return sessionId === undefined ? { message } : { message, sessionId };
+  const approval = parseApproval((body as { approval?: unknown }).approval);
+  return { message, ...(sessionId === undefined ? {} : { sessionId }), ...(approval ? { approval } : {}) };
+}
+
+/**
+ * The optional `approval` field: exactly `{"id": "apr_…", "decision": "approve" | "deny"}`. Anything
+ * more is refused, so that nothing sent with the answer (arguments above all) can change the call.
+ */
+function parseApproval(value: unknown): ApprovalAnswer | undefined {
+  if (value === undefined) return undefined;
+  const shape = 'Field "approval" must be {"id": "apr_…", "decision": "approve" | "deny"}';
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new InvalidRequestException(`${shape}, got ${describe(value)}.`);
+  const extra = Object.keys(value).filter((k) => k !== 'id' && k !== 'decision');
+  if (extra.length) throw new InvalidRequestException(`${shape}; it cannot carry ${extra.map((k) => JSON.stringify(k)).join(', ')}: an approved call runs with the arguments shown, nothing else.`);
+  const { id, decision } = value as { id?: unknown; decision?: unknown };
+  if (typeof id !== 'string' || !id) throw new InvalidRequestException(`${shape}: "id" is missing.`);
+  if (decision !== 'approve' && decision !== 'deny') throw new InvalidRequestException(`${shape}: "decision" is ${JSON.stringify(decision) ?? 'missing'}.`);
+  return { id, decision };
 }
 
 function describe(value: unknown): string {
