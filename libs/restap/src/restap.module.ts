@@ -10,6 +10,7 @@ import { CatalogService } from './doors/restap/catalog/catalog.service';
 import { RestapExplorer } from './core/registry/restap.explorer';
 import { RestapMetadataAccessor } from './core/registry/restap-metadata.accessor';
 import { RestapRegistry } from './core/registry/restap.registry';
+import { ValidationCheck } from './core/registry/validation.check';
 import { RestapBodyParser } from './doors/restap/http/restap-body.parser';
 import { RestapCors } from './doors/restap/http/restap-cors';
 import { RestapFrontDoor } from './doors/restap/http/restap-front-door';
@@ -73,6 +74,7 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     RestapMetadataAccessor,
     RestapRegistry,
     RestapExplorer,
+    ValidationCheck,
     RestapCors,
     RestapDrain,
     RestapBodyParser,

@@ -348,4 +348,15 @@ export interface RestapModuleExtras {
    * `TypeOrmModule.forRoot({ name })` (what `@InjectDataSource(name)` takes). @default the unnamed (default) DataSource
    */
   dataSource?: string;
+  /**
+   * Decorators applied to every route the module owns — the /talk and /news controllers and the
+   * endpoints the host's guards see on MCP and A2A — as if written on a controller class of yours.
+   * The way to exempt them from a global guard: `routeDecorators: [Public()]` for the Nest docs'
+   * `@Public()` pattern, `[SkipThrottle()]` for @nestjs/throttler. Each must work on a class
+   * (`SetMetadata()`, `applyDecorators()` of class decorators). @default []
+   *
+   * @example
+   * RestapModule.forRoot({ agent: { name: 'Notes Agent' }, routeDecorators: [Public()] })
+   */
+  routeDecorators?: ClassDecorator[];
 }
