@@ -1,6 +1,6 @@
 import {
   Body, CanActivate, Controller, ExecutionContext, Get, Injectable, Module, Param, ParseArrayPipe, ParseBoolPipe, ParseEnumPipe,
-  ParseIntPipe, ParseUUIDPipe, Post, Query, SetMetadata, UnauthorizedException, ValidationPipe, type LoggerService,
+  NotFoundException, ParseIntPipe, ParseUUIDPipe, Post, Query, SetMetadata, UnauthorizedException, ValidationPipe, type LoggerService,
 } from '@nestjs/common';
 import { APP_GUARD, NestFactory, Reflector } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -56,6 +56,13 @@ export class OrdersController {
     @Query('tags', new ParseArrayPipe({ items: Number, separator: ',' })) tags: number[],
   ): { ref: string } {
     return { ref: `${ref}:${colour}:${express}:${tags.join('+')}` };
+  }
+
+  /** Nest's own 404 body (`{statusCode, message, error: "Not Found"}`): the app has no RESTAP filter. */
+  @Get('missing/:id')
+  @Capability({ id: 'orders.missing', title: 'A missing order' })
+  missing(@Param('id', ParseIntPipe) id: number): never {
+    throw new NotFoundException(`No order ${id}.`);
   }
 
   /** A host route under the global guard: no exemption. */

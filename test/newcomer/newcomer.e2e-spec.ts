@@ -4,6 +4,7 @@ import { RESTAP_MIGRATIONS, RestapModule } from 'nestjs-restap';
 import { useTestDatabase } from '../support/test-database';
 import type { RunningApp } from '../support/sample-app';
 import { connectClient } from '../mcp/mcp-clients';
+import { RestapClient, RestapError } from 'restap-client';
 import { bootError } from '../foundation/support/boot';
 import { openFixtureDatabase } from '../foundation/support/fixture-database';
 import { Public, startNewcomerApp } from './newcomer.app';
@@ -96,6 +97,30 @@ describe('issue 40 item 3: a route\'s built-in pipes decide its parameters\' sch
       expect(JSON.stringify(refused)).toMatch(/integer/);
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('issue 40 item 6: the same failure has the same snake_case code on every door', () => {
+  const db = useTestDatabase();
+  let app: RunningApp;
+  beforeAll(async () => {
+    app = await startNewcomerApp(db.target);
+  });
+  afterAll(() => app?.close());
+
+  it('a host route\'s NotFoundException (Nest\'s default body, error "Not Found") is not_found in the client and over MCP', async () => {
+    const client = await RestapClient.discover(app.url);
+    const error = await client.call('orders.missing', undefined, { params: { id: 3 } }).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(RestapError);
+    expect(error).toMatchObject({ code: 'not_found', status: 404, message: 'No order 3.' });
+    const mcp = await connectClient('2.x auto', `${app.url}/mcp`);
+    try {
+      const result = await mcp.callTool({ name: 'orders_missing', arguments: { id: 3 } });
+      expect(result.isError).toBe(true);
+      expect((result._meta as Record<string, unknown>)['io.restap/error']).toMatchObject({ error: 'not_found', status: 404 });
+    } finally {
+      await mcp.close();
     }
   });
 });
