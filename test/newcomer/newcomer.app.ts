@@ -85,6 +85,8 @@ export interface NewcomerAppOptions {
   hostGuard?: boolean;
   validationPipe?: boolean;
   logger?: LoggerService | false;
+  /** main.ts settings (global prefix…), before listen. */
+  configure?: (app: NestExpressApplication) => void;
 }
 
 /** A host the way a newcomer writes one: a global guard honouring @Public(), the doors, its own capabilities. */
@@ -100,5 +102,6 @@ export async function startNewcomerApp(database: DatabaseTarget, options: Newcom
   class NewcomerModule {}
   const app = await NestFactory.create<NestExpressApplication>(NewcomerModule, { logger: options.logger ?? false });
   if (options.validationPipe !== false) app.useGlobalPipes(new ValidationPipe({ transform: true }));
+  options.configure?.(app);
   return listen(app);
 }

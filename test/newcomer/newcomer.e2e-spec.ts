@@ -165,3 +165,33 @@ describe('issue 40 item 7: TypeORM synchronize: true with the module\'s entities
     }
   });
 });
+
+describe('issue 40 item 4: every path under app.setGlobalPrefix(\'api\'), as docs/module.md\'s table says', () => {
+  const db = useTestDatabase();
+
+  it('talk, news, capabilities and the playground follow the prefix; the well-known documents stay; MCP and A2A take absolute paths that may include it', async () => {
+    const app = await startNewcomerApp(db.target, {
+      restap: { playground: { enabled: true }, mcp: { enabled: true, path: '/api/mcp' }, a2a: { enabled: true } },
+      configure: (nest) => nest.setGlobalPrefix('api'),
+    });
+    try {
+      const catalog = (await (await fetch(`${app.url}/.well-known/restap.json`)).json()) as {
+        capabilities: Array<{ id: string; endpoint: string }>; protocols: Record<string, { endpoint?: string }>;
+      };
+      const endpoint = (id: string) => catalog.capabilities.find((c) => c.id === id)?.endpoint;
+      expect([endpoint('talk'), endpoint('news'), endpoint('orders.get')]).toEqual(['/api/talk', '/api/news', '/api/orders/{id}']);
+      expect(catalog.protocols.mcp?.endpoint).toBe('/api/mcp');
+      expect(catalog.protocols.a2a?.endpoint).toBe('/a2a');
+      const status = async (path: string, init?: RequestInit) => (await fetch(`${app.url}${path}`, init)).status;
+      expect(await status('/api/news')).toBe(200);
+      expect(await status('/news')).toBe(404);
+      expect(await status('/api/playground')).toBe(200);
+      expect(await status('/.well-known/agent-card.json')).toBe(200);
+      const mcp = await connectClient('2.x auto', `${app.url}/api/mcp`);
+      expect((await mcp.listTools()).tools.length).toBeGreaterThan(0);
+      await mcp.close();
+    } finally {
+      await app.close();
+    }
+  });
+});
