@@ -1,4 +1,6 @@
 import { main } from 'restap-client/cli/main';
+import { runConformance } from 'restap-client';
+import { AUTH_REQUIRED } from 'restap-client/check/check.outcome';
 import { captureIo } from '../client/fixtures/capture';
 import { useSampleAgent } from '../support/sample-app';
 
@@ -37,5 +39,30 @@ describe('issue 40 item 9: CLI messages say what to type next', () => {
     expect(one.err).toMatch(/\b1 item\b(?!s)/);
     await post('second');
     expect((await run(['news', agent.url, '--header', `Authorization: Bearer ${KEY}`])).err).toMatch(/\b2 items\b/);
+  });
+});
+
+describe('issue 40 item 9: restap check without credentials says "authentication required" once, and never counts a 401 as a pass', () => {
+  const agent = useSampleAgent({ apiKey: KEY });
+
+  it('the report: auth_required, not ok, no MUST failure from a 401, and only rules that met no 401 pass (discovery)', async () => {
+    const report = await runConformance(agent.url);
+    expect(report.auth_required).toBe(true);
+    expect(report.ok).toBe(false);
+    expect(report.results.filter((r) => r.status === 'fail')).toEqual([]);
+    const refused = report.results.filter((r) => r.status === 'skip' && r.detail === AUTH_REQUIRED);
+    expect(refused.length).toBeGreaterThan(5);
+    const passed = report.results.filter((r) => r.status === 'pass');
+    expect(passed.length).toBeGreaterThan(0);
+    expect(passed.every((r) => r.group === 'discovery' || r.id.startsWith('discovery'))).toBe(true);
+  });
+
+  it('with the key the same run is ok; the CLI prints the authentication line once and exits 1 without it', async () => {
+    const withKey = await runConformance(agent.url, { headers: { Authorization: `Bearer ${KEY}` } });
+    expect(withKey).toMatchObject({ ok: true, auth_required: false });
+    const cli = await run(['check', agent.url]);
+    expect(cli.code).toBe(1);
+    expect(cli.out.match(/authentication required/g)).toHaveLength(1);
+    expect(cli.out).toContain("--header 'Authorization: Bearer …'");
   });
 });
