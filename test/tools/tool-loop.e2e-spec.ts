@@ -72,7 +72,7 @@ describe('openAiToolLoop: the model calls the app\'s capabilities through ctx.to
       const names = (llm.requests.at(-1)!.body as ChatRequestBody).tools!.map((t) => t.function.name);
       expect(names).toEqual(['orders_get', 'orders_create', 'orders_wrapped', 'orders_teapot', 'orders_closed', 'orders_crash', 'orders_slow']);
       const getOrder = (llm.requests.at(-1)!.body as ChatRequestBody).tools![0].function.parameters;
-      expect(getOrder).toEqual({ type: 'object', properties: { id: { type: 'number' }, verbose: { type: 'string' } }, required: ['id'] });
+      expect(getOrder).toEqual({ type: 'object', properties: { id: { type: 'integer' }, verbose: { type: 'string' } }, required: ['id'] });
       const talk = (await (await fetch(`${app.url}/.well-known/restap.json`)).json()).capabilities.find((c: { id: string }) => c.id === 'talk');
       expect(talk.streaming.events).toEqual(expect.arrayContaining(['tool.start', 'tool.end']));
     });

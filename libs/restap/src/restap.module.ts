@@ -11,6 +11,7 @@ import { RestapExplorer } from './core/registry/restap.explorer';
 import { RestapMetadataAccessor } from './core/registry/restap-metadata.accessor';
 import { RestapRegistry } from './core/registry/restap.registry';
 import { DoorKit } from './doors/kit/door-kit';
+import { ValidationCheck } from './core/registry/validation.check';
 import { RestapCors } from './doors/restap/http/restap-cors';
 import { RestapFrontDoor } from './doors/restap/http/restap-front-door';
 import { RestapRouteFallback } from './doors/restap/http/restap-route.fallback';
@@ -89,6 +90,7 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     RestapMetadataAccessor,
     RestapRegistry,
     RestapExplorer,
+    ValidationCheck,
     RestapCors,
     RestapDrain,
     DoorKit,

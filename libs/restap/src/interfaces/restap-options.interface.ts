@@ -415,6 +415,17 @@ export interface RestapModuleExtras {
    * @default ['mcp', 'a2a', 'playground']
    */
   doors?: readonly OptionalDoor[];
+  /**
+   * Decorators applied to every route the module owns — the /talk and /news controllers and the
+   * endpoints the host's guards see on MCP and A2A — as if written on a controller class of yours.
+   * The way to exempt them from a global guard: `routeDecorators: [Public()]` for the Nest docs'
+   * `@Public()` pattern, `[SkipThrottle()]` for @nestjs/throttler. Each must work on a class
+   * (`SetMetadata()`, `applyDecorators()` of class decorators). @default []
+   *
+   * @example
+   * RestapModule.forRoot({ agent: { name: 'Notes Agent' }, routeDecorators: [Public()] })
+   */
+  routeDecorators?: ClassDecorator[];
 }
 
 /** The doors besides RESTAP's own (which is always open), each loaded only when it may be enabled. */
