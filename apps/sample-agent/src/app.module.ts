@@ -11,6 +11,7 @@ import { HealthModule } from './health/health.module';
 import { PLAYGROUND_PATH, RootController } from './playground/root.controller';
 import { samplePackages } from './sample.packages';
 import { PACKAGES_DIR, PackagesController } from './packages/packages.controller';
+import { TelemetryShutdown } from './telemetry/telemetry-shutdown.service';
 
 export const AGENT_INFO = {
   name: 'Text Analysis Agent',
@@ -72,6 +73,7 @@ export class AppModule {
         ApiKeyGuard,
         OfflineResponder,
         SampleBrain,
+        TelemetryShutdown,
         { provide: BENCH_MODE, useValue: config.bench === true },
         ...(config.llm ? [{ provide: LLM_CONFIG, useValue: config.llm }] : []),
       ],

@@ -1,4 +1,5 @@
 import { HttpException, Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { context } from '@opentelemetry/api';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { AgentErrorException, ShuttingDownException } from '../../exceptions';
 import { AgentTimeoutException } from '../../exceptions/agent-timeout.exception';
@@ -18,6 +19,7 @@ import { createTalkContext, NONE } from './talk.context';
 import { assertStorableText } from '../../text/storable-text';
 import { RESTAP_TALK_NEWS_SOURCE, type TalkNewsSource } from './talk-news.source';
 import { TalkRun, type TalkOutcome, type TalkStopReason } from './talk.run';
+import { startTurnSpan, traceSuffix } from '../telemetry/restap.telemetry';
 
 /** One turn as a door asks for it: the message, the session to continue (if any), who asks. */
 export interface TurnRequest {
@@ -119,9 +121,11 @@ export class TalkService {
       side: request.side,
     };
     const run = new TalkRun(talk.timeoutMs);
+    // The session shows in traces only as a prefix of the hash it is stored under.
+    const span = startTurnSpan(this.options.agent.name, turn.keyHash?.toString('hex', 0, 8), turn.messageId);
     const finished = this.drain ? this.drain.track({ stop: () => run.stop('shutdown') }) : () => undefined;
     try {
-      const ctx = await this.createContext(turn, request.caller, run);
+      const ctx = await context.with(span.context, () => this.createContext(turn, request.caller, run));
       let ran = false;
       return {
         sessionId,
@@ -130,14 +134,19 @@ export class TalkService {
         run: async (emit) => {
           if (ran) throw new Error('OpenTurn.run() runs a turn once.');
           ran = true;
+          let status = 'error';
           try {
-            return await this.execute(turn, run, () => handler.invoke(ctx), emit);
+            const result = await context.with(span.context, () => this.execute(turn, run, () => handler.invoke(ctx), emit));
+            status = result.status;
+            return result;
           } finally {
+            span.end(status, run.stopReason);
             finished();
           }
         },
       };
     } catch (error) {
+      span.end('error', 'open_failed');
       finished();
       throw error;
     }
@@ -248,7 +257,7 @@ export class TalkService {
   logFailure(what: string, error: unknown, turn?: { sessionId?: string }): void {
     const e = error as { name?: unknown; message?: unknown } | undefined;
     const text = `${what}: ${typeof e?.name === 'string' ? e.name : 'Error'}: ${typeof e?.message === 'string' ? e.message : String(error)}`;
-    this.logger.error(turn?.sessionId ? text.split(turn.sessionId).join('[session_id]') : text);
+    this.logger.error((turn?.sessionId ? text.split(turn.sessionId).join('[session_id]') : text) + traceSuffix());
   }
 }
 

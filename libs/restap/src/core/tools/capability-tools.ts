@@ -8,6 +8,7 @@ import { CapabilityInvoker } from '../invoker/capability-invoker';
 import { failure } from '../invoker/invocation-error';
 import type { InvocationResult } from '../invoker/invocation-result';
 import { toolNameOf } from './tool-names';
+import { withToolSpan } from '../telemetry/restap.telemetry';
 
 /** A capability as a model (or any tool-calling client) sees it. */
 export interface ToolDefinition {
@@ -56,9 +57,14 @@ export class CapabilityTools {
    * Calls a tool. Never rejects: an unknown name (404 `unknown_tool`), arguments that are not an
    * object or lack a path parameter (400 `invalid_arguments`), a refusal, a failure, the timeout
    * (504 `tool_timeout`, default `talk.toolTimeoutMs`) and an abort (499 `aborted`) all come back
-   * as `{ ok: false, status, error, message }`.
+   * as `{ ok: false, status, error, message }`. Each call is an `execute_tool {name}` span
+   * (`callId`: the model's tool-call id, when a model asked).
    */
-  async call(name: string, args: unknown, caller: RestapCaller, signal?: AbortSignal, timeoutMs = this.options.talk.toolTimeoutMs): Promise<InvocationResult> {
+  call(name: string, args: unknown, caller: RestapCaller, signal?: AbortSignal, timeoutMs = this.options.talk.toolTimeoutMs, callId?: string): Promise<InvocationResult> {
+    return withToolSpan(name, this.find(name)?.capabilityId, callId, () => this.run(name, args, caller, signal, timeoutMs));
+  }
+
+  private async run(name: string, args: unknown, caller: RestapCaller, signal: AbortSignal | undefined, timeoutMs: number): Promise<InvocationResult> {
     const tool = this.find(name);
     if (!tool) {
       const known = this.list().map((t) => t.name).join(', ') || 'none';

@@ -50,7 +50,7 @@ export function createTalkTools(tools: CapabilityTools | undefined, caller: Rest
     const raw = typeof args === 'string' ? args : (JSON.stringify(args ?? {}) ?? '{}');
     // What history keeps if the turn ends (client gone) before the tool answers.
     const record = log.open(options.step, { id, name, arguments: raw, result: UNANSWERED, ok: false });
-    const result = await invoke(tools, name, args, caller, signal);
+    const result = await invoke(tools, name, args, caller, signal, id);
     const content = resultText(result);
     record.ok = result.ok;
     record.result = content;
@@ -76,7 +76,7 @@ function talkToolsOf(tools: CapabilityTools): readonly TalkTool[] {
   return list;
 }
 
-async function invoke(tools: CapabilityTools | undefined, name: string, args: unknown, caller: RestapCaller, signal: AbortSignal): Promise<InvocationResult> {
+async function invoke(tools: CapabilityTools | undefined, name: string, args: unknown, caller: RestapCaller, signal: AbortSignal, callId: string): Promise<InvocationResult> {
   if (!tools) return failure(404, 'unknown_tool', `There is no tool named '${name}': no tools are offered.`);
   if (typeof args === 'string') {
     try {
@@ -85,7 +85,7 @@ async function invoke(tools: CapabilityTools | undefined, name: string, args: un
       return failure(400, 'invalid_arguments', `The arguments of ${name} are not valid JSON (${(error as Error).message}).`);
     }
   }
-  return tools.call(name, args, caller, signal);
+  return tools.call(name, args, caller, signal, undefined, callId);
 }
 
 /** The tool result as the model reads it: the JSON body, or `Error <status> <code>: <message>`. */

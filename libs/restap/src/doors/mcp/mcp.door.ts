@@ -4,6 +4,7 @@ import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/ser
 import { toNodeHandler, type ToNodeHandlerOptions } from '@modelcontextprotocol/node';
 import type { NextFunction, Request, Response } from 'express';
 import typeIs from 'type-is';
+import { context } from '@opentelemetry/api';
 import { RESTAP_OPTIONS, SESSION_ID_HEADER } from '../../restap.constants';
 import { InvalidRequestException, MethodNotAllowedException, ShuttingDownException, UnsupportedMediaTypeException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
@@ -23,6 +24,7 @@ import { lingeringClose } from '../kit/http/lingering-close';
 import { isValidHost } from '../kit/http/host-header';
 import { logLine } from '../kit/http/log-line';
 import { DoorStreams } from '../kit/http/door-streams';
+import { mcpDoorSpan } from './mcp-door.span';
 
 /** The handler the host's guards see on the MCP endpoint (`context.getClass()`). */
 class McpEndpoint {
@@ -120,9 +122,16 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
     this.rateLimit.limit(req, res, 'mcp', () => this.body(req, res, next));
   }
 
-  /** The endpoint, after the host's middleware: its guards, the stream caps, then the SDK. */
+  /**
+   * The endpoint, after the host's middleware: its guards, the stream caps, then the SDK, all in
+   * the request's server span (see mcpDoorSpan).
+   */
   private serveEndpoint(req: Request, res: Response, next: NextFunction): void {
     if (!this.isEndpoint(req)) return next();
+    context.with(mcpDoorSpan(req, res, this.options.mcp.path), () => this.guardAndServe(req, res));
+  }
+
+  private guardAndServe(req: Request, res: Response): void {
     const handler = this.handler as McpHttpHandler;
     this.guards.check(req, res, McpEndpoint).then(
       () => {

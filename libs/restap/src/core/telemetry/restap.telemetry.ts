@@ -1,0 +1,267 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import {
+  context,
+  metrics,
+  propagation,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Histogram,
+  type MeterProvider,
+  type Span,
+} from '@opentelemetry/api';
+import { ATTR, METRIC, TELEMETRY_SCOPE } from './telemetry.names';
+
+/**
+ * The module's tracer. `trace.getTracer` hands back a proxy that follows whichever tracer provider
+ * the host registers, even after this module is loaded. With none registered every span is a
+ * non-recording one: nothing is recorded, and the helpers below skip their own work as soon as
+ * `span.isRecording()` says so.
+ */
+const tracer = trace.getTracer(TELEMETRY_SCOPE);
+
+interface Instruments {
+  provider: MeterProvider;
+  tokenUsage: Histogram;
+  operationDuration: Histogram;
+  turnDuration: Histogram;
+  toolDuration: Histogram;
+}
+
+let instruments: Instruments | undefined;
+
+/**
+ * The module's instruments, made on the meter provider registered now. The metrics API has no
+ * proxy (a meter taken before the host registers its provider stays a no-op), so they are made
+ * again when the global provider changes.
+ */
+function meters(): Instruments {
+  const provider = metrics.getMeterProvider();
+  if (instruments?.provider === provider) return instruments;
+  const meter = provider.getMeter(TELEMETRY_SCOPE);
+  instruments = {
+    provider,
+    tokenUsage: meter.createHistogram(METRIC.tokenUsage, { unit: '{token}', description: 'Tokens used per model call, by gen_ai.token.type (input, output).' }),
+    operationDuration: meter.createHistogram(METRIC.operationDuration, { unit: 's', description: 'Duration of each model call (gen_ai.operation.name chat).' }),
+    turnDuration: meter.createHistogram(METRIC.turnDuration, { unit: 's', description: 'Duration of a /talk turn (any door), by restap.turn.status.' }),
+    toolDuration: meter.createHistogram(METRIC.toolDuration, { unit: 's', description: 'Duration of a capability call as a tool, by gen_ai.tool.name and error.type.' }),
+  };
+  return instruments;
+}
+
+const seconds = (startedAt: number): number => (performance.now() - startedAt) / 1000;
+
+/** Where a door's request span takes its parent from. */
+export interface DoorSpanParent {
+  /** A `_meta` (MCP, SEP-414) or metadata object (A2A) that may carry `traceparent`/`tracestate`: it wins over the HTTP headers. */
+  carrier?: Record<string, unknown>;
+}
+
+/**
+ * Starts the server span of one door request and ends it when the response closes, with its HTTP
+ * status (5xx and a client gone before the end are errors). Its parent is the trace context in
+ * `parent.carrier` if it has one, else the span already active (the host's HTTP instrumentation),
+ * else the request's `traceparent` header. Returns the context to run the rest of the request in.
+ * No attribute may hold a session id, a credential or request text: callers pass routes, method
+ * names and tool names only.
+ *
+ * @example
+ * context.with(startDoorSpan('POST /talk', req, res, { [ATTR.restapDoor]: 'restap' }), () => handle(req, res));
+ */
+export function startDoorSpan(name: string, req: IncomingMessage, res: ServerResponse, attributes: Attributes, parent: DoorSpanParent = {}): Context {
+  const parentContext = parentOf(req.headers, parent.carrier);
+  const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parentContext);
+  const spanContext = trace.setSpan(parentContext, span);
+  if (!span.isRecording()) return spanContext;
+  res.once('close', () => {
+    const status = res.statusCode;
+    span.setAttribute(ATTR.httpResponseStatusCode, status);
+    if (status >= 500) {
+      span.setAttribute(ATTR.errorType, String(status));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    } else if (!res.writableFinished) {
+      span.setAttribute(ATTR.errorType, 'client_disconnected');
+    }
+    span.end();
+  });
+  return spanContext;
+}
+
+function parentOf(headers: IncomingHttpHeaders, carrier?: Record<string, unknown>): Context {
+  const active = context.active();
+  if (carrier && typeof carrier.traceparent === 'string') return propagation.extract(active, carrier, STRING_GETTER);
+  if (trace.getSpan(active)) return active;
+  return propagation.extract(active, headers);
+}
+
+/** Reads string values only: a `_meta` object holds anything the client sent. */
+const STRING_GETTER = {
+  keys: (carrier: Record<string, unknown>): string[] => Object.keys(carrier),
+  get: (carrier: Record<string, unknown>, key: string): string | undefined => (typeof carrier[key] === 'string' ? (carrier[key] as string) : undefined),
+};
+
+/** A turn's `invoke_agent` span, from `startTurnSpan`. */
+export interface TurnSpan {
+  /** The context the turn runs in (its span active). */
+  readonly context: Context;
+  /** Ends the span with the turn's stored status; records the turn's duration. */
+  end(status: string, stopped?: string): void;
+}
+
+/**
+ * The `invoke_agent {agent}` span of one turn. `conversationRef` is a digest of the session id
+ * (never the id itself); the caller passes a prefix of the hash the session is stored under.
+ */
+export function startTurnSpan(agentName: string, conversationRef: string | undefined, messageId: string): TurnSpan {
+  const startedAt = performance.now();
+  const parent = context.active();
+  const span = tracer.startSpan(`invoke_agent ${agentName}`, { kind: SpanKind.INTERNAL }, parent);
+  if (span.isRecording()) {
+    span.setAttribute(ATTR.genAiOperationName, 'invoke_agent');
+    span.setAttribute(ATTR.genAiAgentName, agentName);
+    span.setAttribute(ATTR.restapMessageId, messageId);
+    if (conversationRef) span.setAttribute(ATTR.genAiConversationId, conversationRef);
+  }
+  return {
+    context: trace.setSpan(parent, span),
+    end(status, stopped) {
+      if (span.isRecording()) {
+        span.setAttribute(ATTR.restapTurnStatus, status);
+        if (stopped) span.setAttribute(ATTR.restapTurnStopped, stopped);
+        if (status === 'error') {
+          span.setAttribute(ATTR.errorType, stopped ?? 'agent_error');
+          span.setStatus({ code: SpanStatusCode.ERROR });
+        }
+        span.end();
+      }
+      meters().turnDuration.record(seconds(startedAt), { [ATTR.restapTurnStatus]: status });
+    },
+  };
+}
+
+/** What a model call reported, as far as a chat span records it. */
+export interface ChatReport {
+  responseModel?: string;
+  responseId?: string;
+  finishReasons?: string[];
+  inputTokens?: number;
+  outputTokens?: number;
+  /** The error that ended the call, if one did. */
+  error?: unknown;
+}
+
+/** A model call's `chat {model}` span, from `startChatSpan`. */
+export interface ChatSpan {
+  /** The context to make the request in (the client's own HTTP span, if instrumented, is its child). */
+  readonly context: Context;
+  end(report: ChatReport): void;
+}
+
+/**
+ * The `chat {model}` client span of one model call, child of the active span (the turn's
+ * `invoke_agent`). Not made active across the stream: the caller ends it with what the model
+ * reported, and the `gen_ai.client.*` metrics are recorded then.
+ */
+export function startChatSpan(model: string, provider: string): ChatSpan {
+  const startedAt = performance.now();
+  const parent = context.active();
+  const common = { [ATTR.genAiOperationName]: 'chat', [ATTR.genAiProviderName]: provider, [ATTR.genAiRequestModel]: model };
+  const span = tracer.startSpan(`chat ${model}`, { kind: SpanKind.CLIENT, attributes: common }, parent);
+  return {
+    context: trace.setSpan(parent, span),
+    end(report) {
+      const errorType = report.error === undefined ? undefined : errorTypeOf(report.error);
+      const labels: Attributes = report.responseModel ? { ...common, [ATTR.genAiResponseModel]: report.responseModel } : { ...common };
+      if (errorType) labels[ATTR.errorType] = errorType;
+      if (span.isRecording()) {
+        if (report.responseModel) span.setAttribute(ATTR.genAiResponseModel, report.responseModel);
+        if (report.responseId) span.setAttribute(ATTR.genAiResponseId, report.responseId);
+        if (report.finishReasons?.length) span.setAttribute(ATTR.genAiResponseFinishReasons, report.finishReasons);
+        if (report.inputTokens !== undefined) span.setAttribute(ATTR.genAiUsageInputTokens, report.inputTokens);
+        if (report.outputTokens !== undefined) span.setAttribute(ATTR.genAiUsageOutputTokens, report.outputTokens);
+        if (errorType) {
+          span.setAttribute(ATTR.errorType, errorType);
+          span.setStatus({ code: SpanStatusCode.ERROR });
+        }
+        span.end();
+      }
+      const m = meters();
+      m.operationDuration.record(seconds(startedAt), labels);
+      if (report.inputTokens !== undefined) m.tokenUsage.record(report.inputTokens, { ...labels, [ATTR.genAiTokenType]: 'input' });
+      if (report.outputTokens !== undefined) m.tokenUsage.record(report.outputTokens, { ...labels, [ATTR.genAiTokenType]: 'output' });
+    },
+  };
+}
+
+/** The outcome of a capability call, as an `execute_tool` span records it. */
+export interface ToolReport {
+  ok: boolean;
+  status: number;
+  /** The error code (`forbidden`, `invalid_request`, `tool_timeout`…) when not ok. */
+  error?: string;
+}
+
+/**
+ * Runs `call` under an `execute_tool {name}` span, child of what is active (the turn when the model
+ * asked, the door's request span when a client did). The span carries the tool and capability,
+ * the HTTP status the route answered, and the guard/pipe outcome (`ok` or the error code); never
+ * the arguments or the result.
+ */
+export async function withToolSpan<T extends ToolReport>(toolName: string, capabilityId: string | undefined, callId: string | undefined, call: () => Promise<T>): Promise<T> {
+  const startedAt = performance.now();
+  const parent = context.active();
+  const span = tracer.startSpan(`execute_tool ${toolName}`, { kind: SpanKind.INTERNAL }, parent);
+  const recording = span.isRecording();
+  if (recording) {
+    span.setAttribute(ATTR.genAiOperationName, 'execute_tool');
+    span.setAttribute(ATTR.genAiToolName, toolName);
+    span.setAttribute(ATTR.genAiToolType, 'function');
+    if (capabilityId) span.setAttribute(ATTR.restapCapabilityId, capabilityId);
+    if (callId) span.setAttribute(ATTR.genAiToolCallId, callId);
+  }
+  // Without a recording span there is nothing to make active: no context switch per call.
+  const result = await (recording ? context.with(trace.setSpan(parent, span), call) : call());
+  const outcome = result.ok ? 'ok' : (result.error ?? 'error');
+  if (recording) {
+    span.setAttribute(ATTR.httpResponseStatusCode, result.status);
+    span.setAttribute(ATTR.restapToolOutcome, outcome);
+    if (!result.ok) {
+      span.setAttribute(ATTR.errorType, outcome);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    span.end();
+  }
+  meters().toolDuration.record(seconds(startedAt), result.ok ? { [ATTR.genAiToolName]: toolName } : { [ATTR.genAiToolName]: toolName, [ATTR.errorType]: outcome });
+  return result;
+}
+
+/** Adds an event (approval asked, poll held, wake-up…) to the active span, if one is recording. */
+export function spanEvent(name: string, attributes?: Attributes): void {
+  const span = trace.getSpan(context.active());
+  if (span?.isRecording()) span.addEvent(name, attributes);
+}
+
+/**
+ * ` trace_id=… span_id=…` of the active span (recording or carried from the caller), for a log line;
+ * empty when there is none.
+ *
+ * @example
+ * logger.error(`Could not store a turn: ${reason}${traceSuffix()}`);
+ */
+export function traceSuffix(): string {
+  const span = trace.getSpan(context.active());
+  if (!span) return '';
+  const { traceId, spanId } = span.spanContext();
+  if (!trace.isSpanContextValid(span.spanContext())) return '';
+  return ` trace_id=${traceId} span_id=${spanId}`;
+}
+
+/** A short, bounded error type: the error's class name (never its message, which may quote input). */
+function errorTypeOf(error: unknown): string {
+  const name = (error as { name?: unknown } | undefined)?.name;
+  const status = (error as { status?: unknown } | undefined)?.status;
+  if (typeof status === 'number') return String(status);
+  return typeof name === 'string' && /^[A-Za-z0-9_.]{1,64}$/.test(name) ? name : 'Error';
+}
