@@ -23,6 +23,7 @@ interface OtlpSpan {
   name: string;
   kind: number;
   attributes?: Array<{ key: string; value: Record<string, unknown> }>;
+  events?: Array<{ name: string; attributes?: Array<{ key: string; value: Record<string, unknown> }> }>;
 }
 const SPAN_KIND = { INTERNAL: 1, SERVER: 2, CLIENT: 3 };
 
@@ -159,7 +160,7 @@ describe('OpenTelemetry export over OTLP/HTTP JSON (issue 36, "Done when")', () 
     if (minted) sessionIds.push(minted);
 
     // A held poll carrying the session id in its query: the http instrumentation must not record it.
-    const news = await fetch(`${agent.url}/news?session_id=${reply.session_id}&limit=5`, { headers: AUTH });
+    const news = await fetch(`${agent.url}/news?session_id=${reply.session_id}&limit=5&wait=1`, { headers: AUTH });
     expect(news.status).toBe(200);
 
     // SIGTERM: the app shuts down and the SDK flushes what it holds.
@@ -265,9 +266,10 @@ describe('OpenTelemetry export over OTLP/HTTP JSON (issue 36, "Done when")', () 
     expect(one(trace, (s) => s.name === 'execute_tool text_reverse', 'execute_tool span').parentSpanId).toBe(turn.spanId);
   });
 
-  it('metrics: gen_ai.client.token.usage, gen_ai.client.operation.duration, turn and tool durations (item 3)', () => {
+  it('metrics: gen_ai.client.token.usage, gen_ai.client.operation.duration, turn and tool durations, news, open streams and held polls (item 3)', () => {
     const metrics = receiver.posts.filter((p) => p.path === '/v1/metrics').map((p) => p.body).join('\n');
-    for (const name of ['gen_ai.client.token.usage', 'gen_ai.client.operation.duration', 'restap.turn.duration', 'restap.tool.duration']) {
+    const names = ['gen_ai.client.token.usage', 'gen_ai.client.operation.duration', 'restap.turn.duration', 'restap.tool.duration', 'restap.news.appended', 'restap.streams.open', 'restap.news.polls.held'];
+    for (const name of names) {
       expect(metrics).toContain(`"${name}"`);
     }
   });
@@ -278,6 +280,13 @@ describe('OpenTelemetry export over OTLP/HTTP JSON (issue 36, "Done when")', () 
     const http = trace.find((s) => s.spanId === server.parentSpanId);
     expect(http).toMatchObject({ kind: SPAN_KIND.SERVER, parentSpanId: talkTrace.spanId });
     expect(trace.some((s) => attr(s, 'db.system') === 'postgresql' || attr(s, 'db.system.name') === 'postgresql')).toBe(true);
+  });
+
+  it('a held poll and the group commit show as span events (item 2: long-poll waits, storage)', () => {
+    const poll = spans.find((s) => attr(s, 'restap.door') === 'restap' && s.name === 'GET /news');
+    expect(poll?.events?.map((e) => e.name).filter((name) => name.startsWith('restap.news.poll'))).toEqual(['restap.news.poll.wait', 'restap.news.poll.answered']);
+    const turnSpans = inTrace(talkTrace.traceId);
+    expect(turnSpans.some((s) => s.events?.some((e) => e.name === 'restap.group_commit'))).toBe(true);
   });
 
   it('the access log carries trace_id and span_id when a span is active (item 4)', () => {

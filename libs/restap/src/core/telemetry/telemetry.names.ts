@@ -35,6 +35,10 @@ export const ATTR = {
   restapTurnStatus: 'restap.turn.status',
   restapMessageId: 'restap.message.id',
   restapTurnStopped: 'restap.turn.stopped',
+  restapNewsSource: 'restap.news.source',
+  restapNewsWaitMs: 'restap.news.wait_ms',
+  restapNewsItems: 'restap.news.items',
+  restapRateLimitBucket: 'restap.rate_limit.bucket',
 } as const;
 
 export const METRIC = {
@@ -42,4 +46,8 @@ export const METRIC = {
   operationDuration: 'gen_ai.client.operation.duration',
   turnDuration: 'restap.turn.duration',
   toolDuration: 'restap.tool.duration',
+  newsAppended: 'restap.news.appended',
+  rateLimitRefusals: 'restap.rate_limit.refusals',
+  openStreams: 'restap.streams.open',
+  heldPolls: 'restap.news.polls.held',
 } as const;

@@ -7,6 +7,7 @@ import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.i
 import { writeRestapError } from '../http/restap-error.writer';
 import { lingeringClose } from '../http/lingering-close';
 import type { RouteMatch } from '../../restap/http/restap-paths';
+import { countRateLimitRefusal } from '../../../core/telemetry/restap.telemetry';
 
 /** Token of the store the module's rate limit counts hits in (a `@nestjs/throttler` ThrottlerStorage). */
 export const RESTAP_THROTTLER_STORAGE = Symbol('RESTAP_THROTTLER_STORAGE');
@@ -54,6 +55,7 @@ export class RestapRateLimit {
     this.storage.increment(`restap:${bucket}:${client}`, rateLimit.ttlMs, rateLimit.limit, rateLimit.ttlMs, 'default').then(
       ({ totalHits, timeToExpire, isBlocked, timeToBlockExpire }) => {
         if (isBlocked) {
+          countRateLimitRefusal(bucket);
           const seconds = Math.max(1, Math.ceil(timeToBlockExpire));
           lingeringClose(res, this.options.limits); // its body, if any, is never read
           return writeRestapError(
