@@ -58,6 +58,8 @@ export class AppModule {
           },
           playground: { enabled: config.playground !== false, path: PLAYGROUND_PATH },
           mcp: { enabled: true },
+          // Message text and tool arguments in traces only when asked (docs/observability.md).
+          ...(config.captureContent ? { telemetry: { captureContent: true } } : {}),
           rateLimit: config.rateLimitPerMinute
             ? { limit: config.rateLimitPerMinute, ttlMs: 60_000, ...(config.redisUrl ? { redis: config.redisUrl } : {}) }
             : false,

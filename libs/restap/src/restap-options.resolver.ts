@@ -1,6 +1,6 @@
 import { CAPABILITY_ID_PATTERN } from './restap.constants';
 import { RestapBootstrapError } from './exceptions/restap-bootstrap.error';
-import type { ResolvedRestapA2aOptions, ResolvedRestapOptions, RestapCorsOptions, RestapMcpOptions, RestapModuleOptions, RestapPlaygroundOptions, RestapRateLimitOptions } from './interfaces/restap-options.interface';
+import type { ResolvedRestapA2aOptions, ResolvedRestapOptions, RestapCorsOptions, RestapMcpOptions, RestapModuleOptions, RestapPlaygroundOptions, RestapRateLimitOptions, RestapTelemetryOptions } from './interfaces/restap-options.interface';
 
 const positiveInt = (value: unknown, field: string, required = false): void => {
   if ((required || value !== undefined) && (!Number.isInteger(value) || (value as number) <= 0)) {
@@ -121,7 +121,14 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
     catalogCacheControl: options.catalogCacheControl ?? 'public, max-age=60',
     playground: resolvePlayground(options.playground),
     mcp,
+    telemetry: resolveTelemetry(options.telemetry),
   };
+}
+
+function resolveTelemetry(value: RestapModuleOptions['telemetry']): Required<RestapTelemetryOptions> {
+  const captureContent = value?.captureContent ?? false;
+  if (typeof captureContent !== 'boolean') throw new RestapBootstrapError('RestapModule option telemetry.captureContent must be a boolean.');
+  return { captureContent };
 }
 
 /** Path segments of URL-safe characters; no `.` or `..` segment, no trailing slash (the doors' paths). */

@@ -258,6 +258,18 @@ export interface RestapMcpOptions {
   allowedOrigins?: string[];
 }
 
+/** OpenTelemetry (docs/observability.md). Spans and metrics need the host to register the SDK. */
+export interface RestapTelemetryOptions {
+  /**
+   * Record content on spans: the messages sent to the model and its answers on each `chat` span
+   * (`gen_ai.input.messages`, `gen_ai.output.messages`), and the arguments and result of each
+   * tool call on its `execute_tool` span (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`).
+   * What users write ends up in your traces: turn it on only where that is acceptable.
+   * @default false
+   */
+  captureContent?: boolean;
+}
+
 /**
  * Options of `RestapModule.forRoot()` / `forRootAsync()`.
  *
@@ -300,6 +312,8 @@ export interface RestapModuleOptions {
   playground?: RestapPlaygroundOptions;
   /** The MCP door (off unless enabled). @default { enabled: false, path: '/mcp' } */
   mcp?: RestapMcpOptions;
+  /** OpenTelemetry spans and metrics. @default { captureContent: false } */
+  telemetry?: RestapTelemetryOptions;
 }
 
 /** Options with every default filled in; produced once by `resolveOptions()`. */
@@ -324,6 +338,7 @@ export interface ResolvedRestapOptions {
   catalogCacheControl: string;
   playground: Required<RestapPlaygroundOptions>;
   mcp: Required<RestapMcpOptions>;
+  telemetry: Required<RestapTelemetryOptions>;
 }
 
 export interface ResolvedRestapA2aOptions {

@@ -122,7 +122,7 @@ export class TalkService {
     };
     const run = new TalkRun(talk.timeoutMs);
     // The session shows in traces only as a prefix of the hash it is stored under.
-    const span = startTurnSpan(this.options.agent.name, turn.keyHash?.toString('hex', 0, 8), turn.messageId);
+    const span = startTurnSpan(this.options.agent.name, turn.keyHash?.toString('hex', 0, 8), turn.messageId, this.options.telemetry?.captureContent === true);
     const finished = this.drain ? this.drain.track({ stop: () => run.stop('shutdown') }) : () => undefined;
     try {
       const ctx = await context.with(span.context, () => this.createContext(turn, request.caller, run));

@@ -1,7 +1,7 @@
 import { context, SpanStatusCode, trace } from '@opentelemetry/api';
 import { startChatSpan, startDoorSpan, startTurnSpan, traceSuffix, withToolSpan } from './restap.telemetry';
 
-import { fakeRequest, fakeResponse, PARENT, TRACE, useInMemoryTracing } from './telemetry.testing';
+import { fakeRequest, fakeResponse, PARENT, TRACE, useInMemoryTracing } from '../../../../../test/support/in-memory-tracing';
 
 describe('telemetry without a tracer provider (issue 36, item 1: no-op, no measurable cost)', () => {
   it('a door span is non-recording and adds no listener to the response', () => {
@@ -68,5 +68,26 @@ describe('telemetry with the SDK (in-memory exporter): structure, parents and at
     expect(tool.parentSpanContext?.spanId).toBe(agent.spanContext().spanId);
     expect(tool.attributes).toMatchObject({ 'gen_ai.tool.name': 'orders_get', 'gen_ai.tool.call.id': 'call_9', 'restap.capability.id': 'orders.get', 'http.response.status_code': 403, 'restap.tool.outcome': 'forbidden', 'error.type': 'forbidden' });
     expect(JSON.stringify(spans.map((s) => [s.attributes, s.events]))).not.toContain('secret text');
+  });
+
+  it('content is recorded only when the turn opts in (telemetry.captureContent; issue 36, item 6)', async () => {
+    for (const capture of [false, true]) {
+      exporter.reset();
+      const turn = startTurnSpan('Agent', undefined, 'msg_2', capture);
+      await context.with(turn.context, async () => {
+        const chat = startChatSpan('m', 'openai');
+        expect(chat.capturesContent).toBe(capture);
+        chat.end(chat.capturesContent ? { inputMessages: [{ role: 'user', parts: [{ type: 'text', content: 'the user text' }] }], outputMessages: [] } : {});
+        await withToolSpan('text_reverse', 'text.reverse', 'c', async () => ({ ok: true as const, status: 200, body: { reversed_text: 'olleh' } }), capture ? { arguments: { text: 'hello' } } : undefined);
+      });
+      turn.end('complete');
+      const byName = Object.fromEntries(exporter.getFinishedSpans().map((s) => [s.name, s.attributes]));
+      if (capture) {
+        expect(byName['chat m']['gen_ai.input.messages']).toBe('[{"role":"user","parts":[{"type":"text","content":"the user text"}]}]');
+        expect(byName['execute_tool text_reverse']).toMatchObject({ 'gen_ai.tool.call.arguments': '{"text":"hello"}', 'gen_ai.tool.call.result': '{"reversed_text":"olleh"}' });
+      } else {
+        expect(JSON.stringify(byName)).not.toMatch(/the user text|hello|olleh/);
+      }
+    }
   });
 });

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import {
   context,
+  createContextKey,
   metrics,
   propagation,
   SpanKind,
@@ -113,6 +114,9 @@ export function countRateLimitRefusal(bucket: string): void {
   spanEvent('restap.rate_limited', { [ATTR.restapRateLimitBucket]: bucket });
 }
 
+/** Set on a turn's context when `telemetry.captureContent` is on: its `chat` spans record messages. */
+const CAPTURE_CONTENT = createContextKey('nestjs-restap capture content');
+
 const seconds = (startedAt: number): number => (performance.now() - startedAt) / 1000;
 
 /** Where a door's request span takes its parent from. */
@@ -176,7 +180,7 @@ export interface TurnSpan {
  * The `invoke_agent {agent}` span of one turn. `conversationRef` is a digest of the session id
  * (never the id itself); the caller passes a prefix of the hash the session is stored under.
  */
-export function startTurnSpan(agentName: string, conversationRef: string | undefined, messageId: string): TurnSpan {
+export function startTurnSpan(agentName: string, conversationRef: string | undefined, messageId: string, captureContent = false): TurnSpan {
   const startedAt = performance.now();
   const parent = context.active();
   const span = tracer.startSpan(`invoke_agent ${agentName}`, { kind: SpanKind.INTERNAL }, parent);
@@ -186,8 +190,9 @@ export function startTurnSpan(agentName: string, conversationRef: string | undef
     span.setAttribute(ATTR.restapMessageId, messageId);
     if (conversationRef) span.setAttribute(ATTR.genAiConversationId, conversationRef);
   }
+  const turnContext = trace.setSpan(parent, span);
   return {
-    context: trace.setSpan(parent, span),
+    context: captureContent && span.isRecording() ? turnContext.setValue(CAPTURE_CONTENT, true) : turnContext,
     end(status, stopped) {
       if (span.isRecording()) {
         span.setAttribute(ATTR.restapTurnStatus, status);
@@ -212,12 +217,17 @@ export interface ChatReport {
   outputTokens?: number;
   /** The error that ended the call, if one did. */
   error?: unknown;
+  /** `gen_ai.input.messages` / `gen_ai.output.messages`, set only when `ChatSpan.capturesContent`. */
+  inputMessages?: unknown[];
+  outputMessages?: unknown[];
 }
 
 /** A model call's `chat {model}` span, from `startChatSpan`. */
 export interface ChatSpan {
   /** The context to make the request in (the client's own HTTP span, if instrumented, is its child). */
   readonly context: Context;
+  /** True when the turn opted in to content capture (`telemetry.captureContent`) and the span records. */
+  readonly capturesContent: boolean;
   end(report: ChatReport): void;
 }
 
@@ -233,6 +243,7 @@ export function startChatSpan(model: string, provider: string): ChatSpan {
   const span = tracer.startSpan(`chat ${model}`, { kind: SpanKind.CLIENT, attributes: common }, parent);
   return {
     context: trace.setSpan(parent, span),
+    capturesContent: parent.getValue(CAPTURE_CONTENT) === true && span.isRecording(),
     end(report) {
       const errorType = report.error === undefined ? undefined : errorTypeOf(report.error);
       const labels: Attributes = report.responseModel ? { ...common, [ATTR.genAiResponseModel]: report.responseModel } : { ...common };
@@ -243,6 +254,8 @@ export function startChatSpan(model: string, provider: string): ChatSpan {
         if (report.finishReasons?.length) span.setAttribute(ATTR.genAiResponseFinishReasons, report.finishReasons);
         if (report.inputTokens !== undefined) span.setAttribute(ATTR.genAiUsageInputTokens, report.inputTokens);
         if (report.outputTokens !== undefined) span.setAttribute(ATTR.genAiUsageOutputTokens, report.outputTokens);
+        if (report.inputMessages) span.setAttribute(ATTR.genAiInputMessages, JSON.stringify(report.inputMessages));
+        if (report.outputMessages) span.setAttribute(ATTR.genAiOutputMessages, JSON.stringify(report.outputMessages));
         if (errorType) {
           span.setAttribute(ATTR.errorType, errorType);
           span.setStatus({ code: SpanStatusCode.ERROR });
@@ -263,15 +276,24 @@ export interface ToolReport {
   status: number;
   /** The error code (`forbidden`, `invalid_request`, `tool_timeout`…) when not ok. */
   error?: string;
+  /** The answer's body (recorded only with content capture). */
+  body?: unknown;
+  message?: string;
 }
 
 /**
  * Runs `call` under an `execute_tool {name}` span, child of what is active (the turn when the model
  * asked, the door's request span when a client did). The span carries the tool and capability,
- * the HTTP status the route answered, and the guard/pipe outcome (`ok` or the error code); never
- * the arguments or the result.
+ * the HTTP status the route answered, and the guard/pipe outcome (`ok` or the error code). The
+ * arguments and the result only when `content` is given (`telemetry.captureContent`).
  */
-export async function withToolSpan<T extends ToolReport>(toolName: string, capabilityId: string | undefined, callId: string | undefined, call: () => Promise<T>): Promise<T> {
+export async function withToolSpan<T extends ToolReport>(
+  toolName: string,
+  capabilityId: string | undefined,
+  callId: string | undefined,
+  call: () => Promise<T>,
+  content?: { arguments: unknown },
+): Promise<T> {
   const startedAt = performance.now();
   const parent = context.active();
   const span = tracer.startSpan(`execute_tool ${toolName}`, { kind: SpanKind.INTERNAL }, parent);
@@ -289,6 +311,10 @@ export async function withToolSpan<T extends ToolReport>(toolName: string, capab
   if (recording) {
     span.setAttribute(ATTR.httpResponseStatusCode, result.status);
     span.setAttribute(ATTR.restapToolOutcome, outcome);
+    if (content) {
+      span.setAttribute(ATTR.genAiToolCallArguments, JSON.stringify(content.arguments ?? {}) ?? '{}');
+      span.setAttribute(ATTR.genAiToolCallResult, result.ok ? (JSON.stringify(result.body) ?? 'null') : (result.message ?? outcome));
+    }
     if (!result.ok) {
       span.setAttribute(ATTR.errorType, outcome);
       span.setStatus({ code: SpanStatusCode.ERROR });

@@ -61,7 +61,8 @@ export class CapabilityTools {
    * (`callId`: the model's tool-call id, when a model asked).
    */
   call(name: string, args: unknown, caller: RestapCaller, signal?: AbortSignal, timeoutMs = this.options.talk.toolTimeoutMs, callId?: string): Promise<InvocationResult> {
-    return withToolSpan(name, this.find(name)?.capabilityId, callId, () => this.run(name, args, caller, signal, timeoutMs));
+    const content = this.options.telemetry?.captureContent === true ? { arguments: args } : undefined;
+    return withToolSpan(name, this.find(name)?.capabilityId, callId, () => this.run(name, args, caller, signal, timeoutMs), content);
   }
 
   private async run(name: string, args: unknown, caller: RestapCaller, signal: AbortSignal | undefined, timeoutMs: number): Promise<InvocationResult> {

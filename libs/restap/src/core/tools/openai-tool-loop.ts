@@ -80,7 +80,7 @@ export async function* openAiToolLoop(ctx: TalkContext, options: OpenAiToolLoopO
     const body = { ...options.request, model: options.model, messages, stream: true, ...(offerTools ? { tools } : {}) };
     // One `chat {model}` span per request, ended when its stream is (or fails, or is cancelled).
     const chat = startChatSpan(options.model, options.provider ?? 'openai');
-    const report: ChatReport = {};
+    const report: ChatReport = chat.capturesContent ? { inputMessages: messages.map(semconvMessage) } : {};
     let text = '';
     const calls: AssembledCall[] = [];
     try {
@@ -103,6 +103,7 @@ export async function* openAiToolLoop(ctx: TalkContext, options: OpenAiToolLoopO
       report.error = error;
       throw error;
     } finally {
+      if (chat.capturesContent) report.outputMessages = [outputMessage(text, calls, report.finishReasons)];
       chat.end(report);
     }
     const asked = calls.filter(Boolean).map((c) => ({ ...c, id: c.id || `call_${randomToken(12)}` }));
@@ -121,6 +122,24 @@ export async function* openAiToolLoop(ctx: TalkContext, options: OpenAiToolLoopO
     for (const result of results) messages.push({ role: 'tool', tool_call_id: result.id, content: result.content });
     if (ctx.signal.aborted) return;
   }
+}
+
+/**
+ * A chat message in the GenAI conventions' shape (`gen_ai.input.messages`): role and parts (text,
+ * tool calls, tool results). Only built when content capture is on.
+ */
+function semconvMessage(message: unknown): unknown {
+  const m = message as { role?: string; content?: unknown; tool_calls?: Array<{ id?: string; function?: { name?: string; arguments?: string } }>; tool_call_id?: string };
+  if (m.role === 'tool') return { role: 'tool', parts: [{ type: 'tool_call_response', id: m.tool_call_id, response: m.content }] };
+  const parts: unknown[] = typeof m.content === 'string' && m.content ? [{ type: 'text', content: m.content }] : [];
+  for (const call of m.tool_calls ?? []) parts.push({ type: 'tool_call', id: call.id, name: call.function?.name, arguments: call.function?.arguments });
+  return { role: m.role, parts };
+}
+
+function outputMessage(text: string, calls: AssembledCall[], finishReasons: string[] | undefined): unknown {
+  const parts: unknown[] = text ? [{ type: 'text', content: text }] : [];
+  for (const call of calls.filter(Boolean)) parts.push({ type: 'tool_call', id: call.id, name: call.name, arguments: call.arguments });
+  return { role: 'assistant', parts, finish_reason: finishReasons?.at(-1) ?? 'stop' };
 }
 
 /** What a streamed chunk tells a `chat` span: the model and id answering, finish reasons, usage. */

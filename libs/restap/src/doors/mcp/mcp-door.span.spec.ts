@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { fakeRequest, fakeResponse, PARENT, TRACE, useInMemoryTracing } from '../../core/telemetry/telemetry.testing';
+import { fakeRequest, fakeResponse, PARENT, TRACE, useInMemoryTracing } from '../../../../../test/support/in-memory-tracing';
 import { mcpDoorSpan } from './mcp-door.span';
 
 describe('the MCP server span (issue 36, item 2: MCP semconv, traceparent from _meta per SEP-414)', () => {

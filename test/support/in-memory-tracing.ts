@@ -5,7 +5,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 
-// Test support for the telemetry specs (not exported by the package): the OTel SDK with its
+// Test support for the telemetry specs: the OTel SDK with its
 // in-memory exporter, registered globally for one describe block.
 
 export const TRACE = '0af7651916cd43dd8448eb211c80319c';
