@@ -4,11 +4,20 @@ import { startChatSpan, startDoorSpan, startTurnSpan, traceSuffix, withToolSpan 
 import { fakeRequest, fakeResponse, PARENT, TRACE, useInMemoryTracing } from '../../../../../test/support/in-memory-tracing';
 
 describe('telemetry without a tracer provider (issue 36, item 1: no-op, no measurable cost)', () => {
-  it('a door span is non-recording and adds no listener to the response', () => {
+  it('a door request runs in the caller\'s context, unchanged, and adds no listener to the response', () => {
     const res = fakeResponse();
     const ctx = startDoorSpan('POST /talk', fakeRequest(), res, {});
-    expect(trace.getSpan(ctx)?.isRecording()).toBe(false);
+    expect(ctx).toBe(context.active());
+    expect(trace.getSpan(ctx)).toBeUndefined();
     expect(res.listenerCount('close')).toBe(0);
+  });
+
+  it('a turn, its model calls and tools switch no context either', () => {
+    const turn = startTurnSpan('Agent', undefined, 'msg_1');
+    expect(turn.context).toBe(context.active());
+    const chat = startChatSpan('m', 'openai');
+    expect(chat.context).toBe(context.active());
+    expect(chat.capturesContent).toBe(false);
   });
 
   it('a tool call runs as it would without telemetry, its result untouched', async () => {

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import {
   context,
   createContextKey,
+  createNoopMeter,
   metrics,
   propagation,
   SpanKind,
@@ -28,6 +29,8 @@ const tracer = trace.getTracer(TELEMETRY_SCOPE);
 interface Instruments {
   provider: MeterProvider;
   meter: Meter;
+  /** False while no meter provider is registered: nothing is timed or recorded. */
+  enabled: boolean;
   tokenUsage: Histogram;
   operationDuration: Histogram;
   turnDuration: Histogram;
@@ -65,6 +68,7 @@ function meters(): Instruments {
   instruments = {
     provider,
     meter,
+    enabled: meter !== createNoopMeter(),
     tokenUsage: meter.createHistogram(METRIC.tokenUsage, { unit: '{token}', description: 'Tokens used per model call, by gen_ai.token.type (input, output).', advice: { explicitBucketBoundaries: TOKEN_BUCKETS } }),
     operationDuration: meter.createHistogram(METRIC.operationDuration, { unit: 's', description: 'Duration of each model call (gen_ai.operation.name chat).', advice: { explicitBucketBoundaries: DURATION_BUCKETS } }),
     turnDuration: meter.createHistogram(METRIC.turnDuration, { unit: 's', description: 'Duration of a /talk turn (any door), by restap.turn.status.', advice: { explicitBucketBoundaries: DURATION_BUCKETS } }),
@@ -105,7 +109,8 @@ export function observeGauge<T extends object>(name: string, description: string
 
 /** Counts a stored news item (`restap.news.appended`). */
 export function countNewsAppended(source: 'client' | 'agent'): void {
-  meters().newsAppended.add(1, { [ATTR.restapNewsSource]: source });
+  const m = meters();
+  if (m.enabled) m.newsAppended.add(1, { [ATTR.restapNewsSource]: source });
 }
 
 /** Counts a 429 from the rate limit, and marks the active span (the door's) with an event. */
@@ -118,6 +123,9 @@ export function countRateLimitRefusal(bucket: string): void {
 const CAPTURE_CONTENT = createContextKey('nestjs-restap capture content');
 
 const seconds = (startedAt: number): number => (performance.now() - startedAt) / 1000;
+
+/** Now, for a duration metric; 0 (no clock read) while metrics are off. */
+const startClock = (m: Instruments): number => (m.enabled ? performance.now() : 0);
 
 /** Where a door's request span takes its parent from. */
 export interface DoorSpanParent {
@@ -139,8 +147,9 @@ export interface DoorSpanParent {
 export function startDoorSpan(name: string, req: IncomingMessage, res: ServerResponse, attributes: Attributes, parent: DoorSpanParent = {}): Context {
   const parentContext = parentOf(req.headers, parent.carrier);
   const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parentContext);
+  // Not recording (no provider, or sampled out): the caller's context is all there is to carry.
+  if (!span.isRecording()) return parentContext;
   const spanContext = trace.setSpan(parentContext, span);
-  if (!span.isRecording()) return spanContext;
   res.once('close', () => {
     const status = res.statusCode;
     span.setAttribute(ATTR.httpResponseStatusCode, status);
@@ -181,20 +190,22 @@ export interface TurnSpan {
  * (never the id itself); the caller passes a prefix of the hash the session is stored under.
  */
 export function startTurnSpan(agentName: string, conversationRef: string | undefined, messageId: string, captureContent = false): TurnSpan {
-  const startedAt = performance.now();
+  const m = meters();
+  const startedAt = startClock(m);
   const parent = context.active();
   const span = tracer.startSpan(`invoke_agent ${agentName}`, { kind: SpanKind.INTERNAL }, parent);
-  if (span.isRecording()) {
+  const recording = span.isRecording();
+  if (recording) {
     span.setAttribute(ATTR.genAiOperationName, 'invoke_agent');
     span.setAttribute(ATTR.genAiAgentName, agentName);
     span.setAttribute(ATTR.restapMessageId, messageId);
     if (conversationRef) span.setAttribute(ATTR.genAiConversationId, conversationRef);
   }
-  const turnContext = trace.setSpan(parent, span);
+  const turnContext = recording ? trace.setSpan(parent, span) : parent;
   return {
-    context: captureContent && span.isRecording() ? turnContext.setValue(CAPTURE_CONTENT, true) : turnContext,
+    context: captureContent && recording ? turnContext.setValue(CAPTURE_CONTENT, true) : turnContext,
     end(status, stopped) {
-      if (span.isRecording()) {
+      if (recording) {
         span.setAttribute(ATTR.restapTurnStatus, status);
         if (stopped) span.setAttribute(ATTR.restapTurnStopped, stopped);
         if (status === 'error') {
@@ -203,7 +214,7 @@ export function startTurnSpan(agentName: string, conversationRef: string | undef
         }
         span.end();
       }
-      meters().turnDuration.record(seconds(startedAt), { [ATTR.restapTurnStatus]: status });
+      if (m.enabled) m.turnDuration.record(seconds(startedAt), { [ATTR.restapTurnStatus]: status });
     },
   };
 }
@@ -237,18 +248,21 @@ export interface ChatSpan {
  * reported, and the `gen_ai.client.*` metrics are recorded then.
  */
 export function startChatSpan(model: string, provider: string): ChatSpan {
-  const startedAt = performance.now();
+  const m = meters();
+  const startedAt = startClock(m);
   const parent = context.active();
   const common = { [ATTR.genAiOperationName]: 'chat', [ATTR.genAiProviderName]: provider, [ATTR.genAiRequestModel]: model };
   const span = tracer.startSpan(`chat ${model}`, { kind: SpanKind.CLIENT, attributes: common }, parent);
+  const recording = span.isRecording();
   return {
-    context: trace.setSpan(parent, span),
-    capturesContent: parent.getValue(CAPTURE_CONTENT) === true && span.isRecording(),
+    context: recording ? trace.setSpan(parent, span) : parent,
+    capturesContent: recording && parent.getValue(CAPTURE_CONTENT) === true,
     end(report) {
+      if (!recording && !m.enabled) return;
       const errorType = report.error === undefined ? undefined : errorTypeOf(report.error);
       const labels: Attributes = report.responseModel ? { ...common, [ATTR.genAiResponseModel]: report.responseModel } : { ...common };
       if (errorType) labels[ATTR.errorType] = errorType;
-      if (span.isRecording()) {
+      if (recording) {
         if (report.responseModel) span.setAttribute(ATTR.genAiResponseModel, report.responseModel);
         if (report.responseId) span.setAttribute(ATTR.genAiResponseId, report.responseId);
         if (report.finishReasons?.length) span.setAttribute(ATTR.genAiResponseFinishReasons, report.finishReasons);
@@ -262,7 +276,7 @@ export function startChatSpan(model: string, provider: string): ChatSpan {
         }
         span.end();
       }
-      const m = meters();
+      if (!m.enabled) return;
       m.operationDuration.record(seconds(startedAt), labels);
       if (report.inputTokens !== undefined) m.tokenUsage.record(report.inputTokens, { ...labels, [ATTR.genAiTokenType]: 'input' });
       if (report.outputTokens !== undefined) m.tokenUsage.record(report.outputTokens, { ...labels, [ATTR.genAiTokenType]: 'output' });
@@ -294,7 +308,8 @@ export async function withToolSpan<T extends ToolReport>(
   call: () => Promise<T>,
   content?: { arguments: unknown },
 ): Promise<T> {
-  const startedAt = performance.now();
+  const m = meters();
+  const startedAt = startClock(m);
   const parent = context.active();
   const span = tracer.startSpan(`execute_tool ${toolName}`, { kind: SpanKind.INTERNAL }, parent);
   const recording = span.isRecording();
@@ -321,7 +336,7 @@ export async function withToolSpan<T extends ToolReport>(
     }
     span.end();
   }
-  meters().toolDuration.record(seconds(startedAt), result.ok ? { [ATTR.genAiToolName]: toolName } : { [ATTR.genAiToolName]: toolName, [ATTR.errorType]: outcome });
+  if (m.enabled) m.toolDuration.record(seconds(startedAt), result.ok ? { [ATTR.genAiToolName]: toolName } : { [ATTR.genAiToolName]: toolName, [ATTR.errorType]: outcome });
   return result;
 }
 
