@@ -13,6 +13,7 @@ const KEY = 'otel-sample-key-42';
 const LLM_KEY = 'sk-otel-secret-key';
 const AUTH = { Authorization: `Bearer ${KEY}` };
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'x-api-key': KEY };
+const RATE_LIMIT = 6;
 const MCP_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 
 /** OTLP/JSON span, as far as the test reads it. */
@@ -107,7 +108,8 @@ describe('OpenTelemetry export over OTLP/HTTP JSON (issue 36, "Done when")', () 
       LLM_MODEL: 'test-model',
       LLM_API_KEY: LLM_KEY,
       RESTAP_API_KEY: KEY,
-      RESTAP_RATE_LIMIT: '0',
+      // Per endpoint and minute: the few requests below pass, the burst on /news at the end does not.
+      RESTAP_RATE_LIMIT: String(RATE_LIMIT),
       RESTAP_ACCESS_LOG: '1',
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
@@ -162,6 +164,9 @@ describe('OpenTelemetry export over OTLP/HTTP JSON (issue 36, "Done when")', () 
     // A held poll carrying the session id in its query: the http instrumentation must not record it.
     const news = await fetch(`${agent.url}/news?session_id=${reply.session_id}&limit=5&wait=1`, { headers: AUTH });
     expect(news.status).toBe(200);
+    // A burst on /news past the rate limit: the 429s are counted and marked on their spans.
+    const burst = await Promise.all(Array.from({ length: RATE_LIMIT }, () => fetch(`${agent!.url}/news`, { headers: AUTH }).then((r) => r.status)));
+    expect(burst).toContain(429);
 
     // SIGTERM: the app shuts down and the SDK flushes what it holds.
     agent.process.kill('SIGTERM');
@@ -268,7 +273,7 @@ describe('OpenTelemetry export over OTLP/HTTP JSON (issue 36, "Done when")', () 
 
   it('metrics: gen_ai.client.token.usage, gen_ai.client.operation.duration, turn and tool durations, news, open streams and held polls (item 3)', () => {
     const metrics = receiver.posts.filter((p) => p.path === '/v1/metrics').map((p) => p.body).join('\n');
-    const names = ['gen_ai.client.token.usage', 'gen_ai.client.operation.duration', 'restap.turn.duration', 'restap.tool.duration', 'restap.news.appended', 'restap.streams.open', 'restap.news.polls.held'];
+    const names = ['gen_ai.client.token.usage', 'gen_ai.client.operation.duration', 'restap.turn.duration', 'restap.tool.duration', 'restap.news.appended', 'restap.streams.open', 'restap.news.polls.held', 'restap.rate_limit.refusals'];
     for (const name of names) {
       expect(metrics).toContain(`"${name}"`);
     }
@@ -282,9 +287,12 @@ describe('OpenTelemetry export over OTLP/HTTP JSON (issue 36, "Done when")', () 
     expect(trace.some((s) => attr(s, 'db.system') === 'postgresql' || attr(s, 'db.system.name') === 'postgresql')).toBe(true);
   });
 
-  it('a held poll and the group commit show as span events (item 2: long-poll waits, storage)', () => {
+  it('a held poll, the group commit and a rate-limit refusal show as span events (item 2: long-poll waits, storage; item 3)', () => {
     const poll = spans.find((s) => attr(s, 'restap.door') === 'restap' && s.name === 'GET /news');
     expect(poll?.events?.map((e) => e.name).filter((name) => name.startsWith('restap.news.poll'))).toEqual(['restap.news.poll.wait', 'restap.news.poll.answered']);
+    const refused = spans.filter((s) => s.name === 'GET /news' && attr(s, 'http.response.status_code') === 429);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.every((s) => s.events?.some((e) => e.name === 'restap.rate_limited'))).toBe(true);
     const turnSpans = inTrace(talkTrace.traceId);
     expect(turnSpans.some((s) => s.events?.some((e) => e.name === 'restap.group_commit'))).toBe(true);
   });

@@ -5,7 +5,7 @@ import { NewsStore } from '../../persistence/news.store';
 import { StreamSlots } from '../talk/stream-slots';
 import { NewsPoll, type NewsPollAnswer } from './news-poll';
 import { NewsWakeups, type NewsCommitHint } from './news-wakeups';
-import { observeGauge } from '../telemetry/restap.telemetry';
+import { observeGauge } from '../telemetry/restap.metrics';
 import { METRIC } from '../telemetry/telemetry.names';
 
 /** A read that may wait: `feed` undefined reads every feed (global scope, no session). */

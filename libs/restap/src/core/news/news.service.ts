@@ -15,7 +15,8 @@ import { parseNewsItem, requestHash } from './news-request.parser';
 import { NewsDispatcher } from './news.dispatcher';
 import { NewsWaits } from './news-waits';
 import { NewsWakeups } from './news-wakeups';
-import { countNewsAppended, spanEvent } from '../telemetry/restap.telemetry';
+import { spanEvent } from '../telemetry/restap.telemetry';
+import { countNewsAppended } from '../telemetry/restap.metrics';
 import { ATTR } from '../telemetry/telemetry.names';
 
 /** A validated POST /news request. */

@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { RESTAP_OPTIONS } from '../../../restap.constants';
 import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
 import { StreamSlots } from '../../../core/talk/stream-slots';
-import { observeGauge } from '../../../core/telemetry/restap.telemetry';
+import { observeGauge } from '../../../core/telemetry/restap.metrics';
 import { METRIC } from '../../../core/telemetry/telemetry.names';
 
 /**

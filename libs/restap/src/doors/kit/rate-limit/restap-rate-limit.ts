@@ -7,7 +7,9 @@ import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.i
 import { writeRestapError } from '../http/restap-error.writer';
 import { lingeringClose } from '../http/lingering-close';
 import type { RouteMatch } from '../../restap/http/restap-paths';
-import { countRateLimitRefusal } from '../../../core/telemetry/restap.telemetry';
+import { countRateLimitRefusal } from '../../../core/telemetry/restap.metrics';
+import { spanEvent } from '../../../core/telemetry/restap.telemetry';
+import { ATTR } from '../../../core/telemetry/telemetry.names';
 
 /** Token of the store the module's rate limit counts hits in (a `@nestjs/throttler` ThrottlerStorage). */
 export const RESTAP_THROTTLER_STORAGE = Symbol('RESTAP_THROTTLER_STORAGE');
@@ -56,6 +58,7 @@ export class RestapRateLimit {
       ({ totalHits, timeToExpire, isBlocked, timeToBlockExpire }) => {
         if (isBlocked) {
           countRateLimitRefusal(bucket);
+          spanEvent('restap.rate_limited', { [ATTR.restapRateLimitBucket]: bucket });
           const seconds = Math.max(1, Math.ceil(timeToBlockExpire));
           lingeringClose(res, this.options.limits); // its body, if any, is never read
           return writeRestapError(
