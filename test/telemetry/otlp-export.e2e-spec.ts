@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { messagesOf, startFakeLlm, type ChatRequestBody, type FakeLlm, type FakeLlmReply } from '../support/fake-llm';
 import { startChildAgent, type ChildAgent } from '../reliability/support/child-agent';
@@ -97,6 +97,7 @@ describe('OpenTelemetry export over OTLP/HTTP JSON (issue 36, "Done when")', () 
   const talkTrace = { traceId: hex(16), spanId: hex(8) };
   const mcpTrace = { traceId: hex(16), spanId: hex(8) };
   const mcpTalkTrace = { traceId: hex(16), spanId: hex(8) };
+  const a2aTrace = { traceId: hex(16), spanId: hex(8) };
 
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -160,6 +161,20 @@ describe('OpenTelemetry export over OTLP/HTTP JSON (issue 36, "Done when")', () 
     expect(mcpText).toContain('Reversed: pcm aiv');
     const minted = /session_id\\?"\s*:\s*\\?"([A-Za-z0-9._-]{16,128})/.exec(mcpText)?.[1];
     if (minted) sessionIds.push(minted);
+
+    // 4. An A2A SendMessage, its trace context in the message's metadata.
+    const a2a = await fetch(`${agent.url}/a2a`, {
+      method: 'POST',
+      headers: { ...AUTH, 'content-type': 'application/json', 'A2A-Version': '1.0' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 43,
+        method: 'SendMessage',
+        params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: "reverse 'via a2a'" }], metadata: { traceparent: `00-${a2aTrace.traceId}-${a2aTrace.spanId}-01` } } },
+      }),
+    });
+    expect(a2a.status).toBe(200);
+    expect(JSON.stringify(await a2a.json())).toContain('Reversed: a2a aiv');
 
     // A held poll carrying the session id in its query: the http instrumentation must not record it.
     const news = await fetch(`${agent.url}/news?session_id=${reply.session_id}&limit=5&wait=1`, { headers: AUTH });
@@ -271,6 +286,17 @@ describe('OpenTelemetry export over OTLP/HTTP JSON (issue 36, "Done when")', () 
     expect(one(trace, (s) => s.name === 'execute_tool text_reverse', 'execute_tool span').parentSpanId).toBe(turn.spanId);
   });
 
+  it('an A2A SendMessage is a server span named after its method, continuing the traceparent in message metadata, the turn under it (item 2)', () => {
+    const trace = inTrace(a2aTrace.traceId);
+    const server = one(trace, (s) => attr(s, 'restap.door') === 'a2a', 'A2A server span');
+    expect(server).toMatchObject({ name: 'SendMessage', kind: SPAN_KIND.SERVER, parentSpanId: a2aTrace.spanId });
+    expect(attr(server, 'rpc.method')).toBe('SendMessage');
+    expect(attr(server, 'rpc.system')).toBe('jsonrpc');
+    const turn = one(trace, (s) => attr(s, 'gen_ai.operation.name') === 'invoke_agent', 'invoke_agent span');
+    expect(ancestry(trace, turn)).toContain(server.spanId);
+    expect(one(trace, (s) => s.name === 'execute_tool text_reverse', 'execute_tool span').parentSpanId).toBe(turn.spanId);
+  });
+
   it('metrics: gen_ai.client.token.usage, gen_ai.client.operation.duration, turn and tool durations, news, open streams and held polls (item 3)', () => {
     const metrics = receiver.posts.filter((p) => p.path === '/v1/metrics').map((p) => p.body).join('\n');
     const names = ['gen_ai.client.token.usage', 'gen_ai.client.operation.duration', 'restap.turn.duration', 'restap.tool.duration', 'restap.news.appended', 'restap.streams.open', 'restap.news.polls.held', 'restap.rate_limit.refusals'];
@@ -304,7 +330,7 @@ describe('OpenTelemetry export over OTLP/HTTP JSON (issue 36, "Done when")', () 
   it('no exported span, attribute or metric holds a session id, an API key or message text (item 6, Done when)', () => {
     expect(sessionIds.length).toBeGreaterThan(0);
     expect(exported.length).toBeGreaterThan(0);
-    for (const secret of [...sessionIds, KEY, LLM_KEY, 'hello world', 'dlrow olleh', 'second turn', 'mcp text', 'via mcp']) {
+    for (const secret of [...sessionIds, KEY, LLM_KEY, 'hello world', 'dlrow olleh', 'second turn', 'mcp text', 'via mcp', 'via a2a']) {
       expect(exported).not.toContain(secret);
     }
   });

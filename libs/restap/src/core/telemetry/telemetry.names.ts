@@ -27,6 +27,8 @@ export const ATTR = {
   mcpMethodName: 'mcp.method.name',
   mcpProtocolVersion: 'mcp.protocol.version',
   jsonrpcRequestId: 'jsonrpc.request.id',
+  rpcSystem: 'rpc.system',
+  rpcMethod: 'rpc.method',
   rpcResponseStatusCode: 'rpc.response.status_code',
   httpRequestMethod: 'http.request.method',
   httpRoute: 'http.route',
