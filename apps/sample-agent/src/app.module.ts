@@ -14,6 +14,7 @@ import { HealthModule } from './health/health.module';
 import { PLAYGROUND_PATH, RootController } from './playground/root.controller';
 import { samplePackages } from './sample.packages';
 import { PACKAGES_DIR, PackagesController } from './packages/packages.controller';
+import { TelemetryShutdown } from './telemetry/telemetry-shutdown.service';
 
 export const AGENT_INFO = {
   name: 'Text Analysis Agent',
@@ -62,6 +63,8 @@ export class AppModule {
           playground: { enabled: config.playground !== false, path: PLAYGROUND_PATH },
           mcp: { enabled: true },
           ...(config.requireApproval ? { approval: { require: requireApprovalOf(config.requireApproval) } } : {}),
+          // Message text and tool arguments in traces only when asked (docs/observability.md).
+          ...(config.captureContent ? { telemetry: { captureContent: true } } : {}),
           rateLimit: config.rateLimitPerMinute
             ? { limit: config.rateLimitPerMinute, ttlMs: 60_000, ...(config.redisUrl ? { redis: config.redisUrl } : {}) }
             : false,
@@ -82,6 +85,7 @@ export class AppModule {
         ApiKeyGuard,
         OfflineResponder,
         SampleBrain,
+        TelemetryShutdown,
         { provide: BENCH_MODE, useValue: config.bench === true },
         ...(config.llm ? [{ provide: LLM_CONFIG, useValue: config.llm }] : []),
       ],

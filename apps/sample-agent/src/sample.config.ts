@@ -44,6 +44,11 @@ export interface SampleConfig {
    * approve before any door runs them (the module's `approval.require`; docs/approvals.md).
    */
   requireApproval?: string[];
+  /**
+   * OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true: traces record message text and tool
+   * arguments and results (the module's `telemetry.captureContent`); off by default.
+   */
+  captureContent?: boolean;
 }
 
 /** Requests per minute when RESTAP_RATE_LIMIT is unset (a person or a polling agent stays far below it). */
@@ -76,6 +81,7 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
     playground: env.RESTAP_PLAYGROUND !== '0',
     packagesDir: resolve(env.RESTAP_PACKAGES_DIR || 'dist/packages'),
     requireApproval: listFromEnv(env.RESTAP_REQUIRE_APPROVAL),
+    captureContent: env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true' ? true : undefined,
   };
   return Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined)) as unknown as SampleConfig;
 }

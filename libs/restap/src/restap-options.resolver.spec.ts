@@ -154,3 +154,11 @@ describe('resolveOptions: approval (issue 35)', () => {
     expect(failure({ agent, approval: 'yes' })).toMatch(/option approval must be/);
   });
 });
+
+describe('resolveOptions: telemetry (issue 36, item 6: content only when opted in)', () => {
+  it('captures no content by default; a non-boolean captureContent fails startup', () => {
+    expect(resolveOptions({ agent }).telemetry).toEqual({ captureContent: false });
+    expect(resolveOptions({ agent, telemetry: { captureContent: true } }).telemetry).toEqual({ captureContent: true });
+    expect(failure({ agent, telemetry: { captureContent: 'yes' } })).toMatch(/telemetry\.captureContent/);
+  });
+});

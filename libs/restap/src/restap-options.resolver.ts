@@ -1,7 +1,7 @@
 import { CAPABILITY_ID_PATTERN } from './restap.constants';
 import { RestapBootstrapError } from './exceptions/restap-bootstrap.error';
 import { createHash } from 'node:crypto';
-import type { ResolvedRestapA2aOptions, ResolvedRestapApprovalOptions, ResolvedRestapOptions, RestapCorsOptions, RestapMcpOptions, RestapModuleOptions, RestapPlaygroundOptions, RestapRateLimitOptions } from './interfaces/restap-options.interface';
+import type { ResolvedRestapA2aOptions, ResolvedRestapApprovalOptions, ResolvedRestapOptions, RestapCorsOptions, RestapMcpOptions, RestapModuleOptions, RestapPlaygroundOptions, RestapRateLimitOptions, RestapTelemetryOptions } from './interfaces/restap-options.interface';
 
 const positiveInt = (value: unknown, field: string, required = false): void => {
   if ((required || value !== undefined) && (!Number.isInteger(value) || (value as number) <= 0)) {
@@ -133,6 +133,7 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
     playground: resolvePlayground(options.playground),
     mcp,
     approval: resolveApproval(options.approval),
+    telemetry: resolveTelemetry(options.telemetry),
   };
 }
 
@@ -271,4 +272,10 @@ function resolveCors(value: RestapCorsOptions | undefined, scope: 'global' | 'se
   }
   positiveInt(value.maxAgeSeconds, 'cors.maxAgeSeconds');
   return { origins: origins === '*' ? '*' : [...origins], maxAgeSeconds: value.maxAgeSeconds ?? 600 };
+}
+
+function resolveTelemetry(value: RestapModuleOptions['telemetry']): Required<RestapTelemetryOptions> {
+  const captureContent = value?.captureContent ?? false;
+  if (typeof captureContent !== 'boolean') throw new RestapBootstrapError('RestapModule option telemetry.captureContent must be a boolean.');
+  return { captureContent };
 }

@@ -275,6 +275,18 @@ export interface RestapMcpOptions {
   allowedOrigins?: string[];
 }
 
+/** OpenTelemetry (docs/observability.md). Spans and metrics need the host to register the SDK. */
+export interface RestapTelemetryOptions {
+  /**
+   * Record content on spans: the messages sent to the model and its answers on each `chat` span
+   * (`gen_ai.input.messages`, `gen_ai.output.messages`), and the arguments and result of each
+   * tool call on its `execute_tool` span (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`).
+   * What users write ends up in your traces: turn it on only where that is acceptable.
+   * @default false
+   */
+  captureContent?: boolean;
+}
+
 /**
  * Human approval of consequential calls (see docs/approvals.md). A capability needs approval when
  * its `@Capability({ approval })` rule or `require` says so.
@@ -351,6 +363,8 @@ export interface RestapModuleOptions {
   mcp?: RestapMcpOptions;
   /** Human approval of consequential calls. @default { ttlMs: 900000 } (only decorated capabilities need approval) */
   approval?: RestapApprovalOptions;
+  /** OpenTelemetry spans and metrics. @default { captureContent: false } */
+  telemetry?: RestapTelemetryOptions;
 }
 
 /** Options with every default filled in; produced once by `resolveOptions()`. */
@@ -377,6 +391,7 @@ export interface ResolvedRestapOptions {
   catalogCacheControl: string;
   playground: Required<RestapPlaygroundOptions>;
   mcp: Required<RestapMcpOptions>;
+  telemetry: Required<RestapTelemetryOptions>;
   approval: ResolvedRestapApprovalOptions;
 }
 

@@ -21,6 +21,8 @@ import { buildAgentCard, cardFor } from './agent-card.factory';
 import { writeDoorError as fail } from '../kit/http/door-error.writer';
 import { isValidHost } from '../kit/http/host-header';
 import { StreamListenerBusManager } from './stream-listener.bus';
+import { context } from '@opentelemetry/api';
+import { a2aDoorSpan } from './a2a-door.span';
 
 const CARD_PATH = `/${AGENT_CARD_PATH}`;
 /** Card handlers kept per origin (Host header): past this, cards are built per request. */
@@ -133,9 +135,13 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     this.admission.run(req, res, undefined, next);
   }
 
-  /** The endpoint, after the host's middleware: its guards, the stream caps, then the SDK. */
+  /** The endpoint, after the host's middleware: its guards, the stream caps, then the SDK, in the request's server span (a2aDoorSpan). */
   private serveEndpoint(req: Request, res: Response, next: NextFunction): void {
     if (!this.isEndpoint(req)) return next();
+    context.with(a2aDoorSpan(req, res, this.options.a2a.path), () => this.guardAndServe(req, res, next));
+  }
+
+  private guardAndServe(req: Request, res: Response, next: NextFunction): void {
     const rpc = this.rpc as RequestHandler;
     this.endpoint.run(req, res, undefined, () => mounted(rpc, req, res, (error?: unknown) => (error ? fail(res, error) : next())));
   }
