@@ -57,6 +57,8 @@ export class AppModule {
           },
           playground: { enabled: config.playground !== false, path: PLAYGROUND_PATH },
           mcp: { enabled: true },
+          // The AG-UI door: CopilotKit and other AG-UI front ends run the agent at POST /ag-ui.
+          agui: { enabled: config.agui !== false },
           rateLimit: config.rateLimitPerMinute
             ? { limit: config.rateLimitPerMinute, ttlMs: 60_000, ...(config.redisUrl ? { redis: config.redisUrl } : {}) }
             : false,
