@@ -36,7 +36,7 @@ describe('The AG-UI door: input, sessions, guards, errors and encodings (issue 3
     fetch(url, { method: 'POST', headers: { ...AUTH, 'Content-Type': 'application/json', Accept: 'text/event-stream', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
   beforeAll(async () => {
     llm = await startFakeLlm();
-    sample = await startSample(db.target, { apiKey: KEY, llm: { baseUrl: llm.baseUrl, model: 'test-model', apiKey: 'sk-test' } });
+    sample = await startSample(db.target, { apiKey: KEY, heartbeatMs: 100, llm: { baseUrl: llm.baseUrl, model: 'test-model', apiKey: 'sk-test' } });
     url = `${sample.url}/ag-ui`;
   });
   afterAll(async () => {
@@ -141,6 +141,22 @@ describe('The AG-UI door: input, sessions, guards, errors and encodings (issue 3
       expect(events[2].message).not.toMatch(/\n\s+at |Simulated failure/);
     } finally {
       llm.configure({ failWithStatus: undefined });
+    }
+  });
+
+  it('a quiet SSE run carries heartbeat comments (talk.heartbeatMs), which HttpAgent skips', async () => {
+    llm.configure({ firstChunkDelayMs: 350 });
+    try {
+      const raw = await (await post(input('hi'))).text();
+      expect(raw).toContain(': heartbeat\n\n');
+      const agent = new HttpAgent({ url, headers: AUTH });
+      agent.addMessage({ id: 'u1', role: 'user', content: 'hi' });
+      const events: BaseEvent[] = [];
+      await agent.runAgent({}, { onEvent: ({ event }) => void events.push(event) });
+      expect(events.at(-1)!.type).toBe(EventType.RUN_FINISHED);
+      expect(agent.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Hello from the fake LLM.' });
+    } finally {
+      llm.configure({ firstChunkDelayMs: 0 });
     }
   });
 

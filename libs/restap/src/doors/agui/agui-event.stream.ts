@@ -7,17 +7,22 @@ import { randomToken } from '../../sessions/random-token';
 /**
  * One run's AG-UI event stream on an HTTP response, encoded by `@ag-ui/encoder` as the client's
  * `Accept` asks: SSE, or AG-UI's length-prefixed protobuf (`application/vnd.ag-ui.event+proto`).
- * `send` resolves once the socket took the bytes (backpressure reaches the turn's handler).
+ * `send` resolves once the socket took the bytes (backpressure reaches the turn's handler). An SSE
+ * stream also carries a comment line every `heartbeatMs` (`talk.heartbeatMs`, as /talk's streams),
+ * so a proxy does not cut a run that is quiet while the model thinks or a tool runs; AG-UI's SSE
+ * readers skip comments.
  */
 export class AguiEventStream {
   private readonly encoder: EventEncoder;
   /** Tool calls opened (TOOL_CALL_START … END sent), so a `tool.end` is answered as their result. */
   private readonly calls = new Set<string>();
+  private heartbeat?: NodeJS.Timeout;
 
   constructor(
     private readonly res: Response,
     accept: string | undefined,
     private readonly run: { threadId: string; runId: string; messageId: string },
+    private readonly heartbeatMs: number,
   ) {
     this.encoder = new EventEncoder(accept === undefined ? {} : { accept });
   }
@@ -29,6 +34,13 @@ export class AguiEventStream {
       'Cache-Control': 'no-cache, no-transform',
       'X-Accel-Buffering': 'no',
     });
+    if (this.encoder.getContentType() === 'text/event-stream') {
+      this.heartbeat = setInterval(() => {
+        if (this.res.writableLength === 0) this.res.write(': heartbeat\n\n');
+      }, this.heartbeatMs);
+      this.heartbeat.unref();
+      this.res.once('close', () => clearInterval(this.heartbeat));
+    }
     const { threadId, runId, messageId } = this.run;
     this.send({ type: EventType.RUN_STARTED, threadId, runId, protocolVersion: PROTOCOL_VERSION } as BaseEvent);
     return this.send({ type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' } as BaseEvent);
@@ -67,17 +79,18 @@ export class AguiEventStream {
     const { threadId, runId, messageId } = this.run;
     this.send({ type: EventType.TEXT_MESSAGE_END, messageId } as BaseEvent);
     this.send({ type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: 'success' } } as BaseEvent);
-    this.res.end();
+    this.end();
   }
 
   /** RUN_ERROR with the failure's client-safe message and error code, then the end of the response. */
   fail(body: { error: string; message: string }): void {
     this.send({ type: EventType.RUN_ERROR, message: body.message, code: body.error } as BaseEvent);
-    this.res.end();
+    this.end();
   }
 
   /** Ends the response without a closing event (the client left). */
   end(): void {
+    clearInterval(this.heartbeat);
     if (!this.res.writableEnded) this.res.end();
   }
 

@@ -114,7 +114,7 @@ export class AguiDoor implements OnModuleInit {
       return this.refuse(res, error, run);
     }
     if (gone) turn.stop('disconnect');
-    const stream = new AguiEventStream(res, req.headers.accept, { threadId: run.threadId, runId: run.runId, messageId: turn.messageId });
+    const stream = new AguiEventStream(res, req.headers.accept, { threadId: run.threadId, runId: run.runId, messageId: turn.messageId }, talk.heartbeatMs);
     stream.open();
     const result = await turn.run((chunk) => stream.chunk(chunk));
     if (result.status === 'aborted') return stream.end();
