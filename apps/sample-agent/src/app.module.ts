@@ -65,6 +65,8 @@ export class AppModule {
           ...(config.requireApproval ? { approval: { require: requireApprovalOf(config.requireApproval) } } : {}),
           // Message text and tool arguments in traces only when asked (docs/observability.md).
           ...(config.captureContent ? { telemetry: { captureContent: true } } : {}),
+          // The AG-UI door: CopilotKit and other AG-UI front ends run the agent at POST /ag-ui.
+          agui: { enabled: config.agui !== false },
           rateLimit: config.rateLimitPerMinute
             ? { limit: config.rateLimitPerMinute, ttlMs: 60_000, ...(config.redisUrl ? { redis: config.redisUrl } : {}) }
             : false,

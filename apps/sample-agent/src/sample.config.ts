@@ -34,6 +34,8 @@ export interface SampleConfig {
   accessLog?: boolean;
   /** RESTAP_PLAYGROUND=0 turns the playground page (and the redirect of GET / to it) off; on by default. */
   playground?: boolean;
+  /** RESTAP_AGUI=0 turns the AG-UI door (POST /ag-ui) off; on by default, like the MCP and A2A doors. */
+  agui?: boolean;
   /**
    * RESTAP_PACKAGES_DIR (default `dist/packages`, where `npm run build` packs the client): the
    * tarballs the agent serves under /packages and advertises in its catalog.
@@ -79,6 +81,7 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
     orphanAfterMs: intFromEnv(env, 'RESTAP_ORPHAN_AFTER_MS', 1),
     accessLog: env.RESTAP_ACCESS_LOG === '1',
     playground: env.RESTAP_PLAYGROUND !== '0',
+    agui: env.RESTAP_AGUI !== '0',
     packagesDir: resolve(env.RESTAP_PACKAGES_DIR || 'dist/packages'),
     requireApproval: listFromEnv(env.RESTAP_REQUIRE_APPROVAL),
     captureContent: env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true' ? true : undefined,

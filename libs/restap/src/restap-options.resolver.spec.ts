@@ -114,6 +114,26 @@ describe('resolveOptions: mcp (issue 15)', () => {
   });
 });
 
+describe('resolveOptions: agui (issue 39, item 1)', () => {
+  it('is off by default at /ag-ui, and the catalog protocols are left as given', () => {
+    const resolved = resolveOptions({ agent, protocols: { a2a: { available: false } } });
+    expect(resolved.agui).toEqual({ enabled: false, path: '/ag-ui' });
+    expect(resolved.protocols).toEqual({ a2a: { available: false } });
+  });
+
+  it('enabled: protocols.agui is derived from the option, beside protocols.mcp, whatever protocols said', () => {
+    const resolved = resolveOptions({ agent, protocols: { agui: { available: false }, x: { available: true } }, agui: { enabled: true, path: '/agent/ag-ui' }, mcp: { enabled: true } });
+    expect(resolved.protocols).toEqual({ x: { available: true }, mcp: { available: true, endpoint: '/mcp' }, agui: { available: true, endpoint: '/agent/ag-ui' } });
+  });
+
+  it('refuses a path that is not a clean absolute path, and an enabled that is not a boolean', () => {
+    expect(failure({ agent, agui: { enabled: true, path: 'ag-ui' } })).toMatch(/agui\.path/);
+    expect(failure({ agent, agui: { enabled: true, path: '/a/../x' } })).toMatch(/agui\.path/);
+    expect(failure({ agent, agui: { enabled: 'yes' } as never })).toMatch(/agui\.enabled/);
+    expect(failure({ agent, agui: 'on' as never })).toMatch(/option agui must be/);
+  });
+});
+
 describe('resolveOptions: replicas (issue 32, items 9 and 15)', () => {
   it('heartbeat every 5 s, orphaned after 30 s by default; given values are kept', () => {
     expect(resolveOptions({ agent }).replicas).toEqual({ heartbeatMs: 5_000, orphanAfterMs: 30_000 });

@@ -1,7 +1,7 @@
 import { CAPABILITY_ID_PATTERN } from './restap.constants';
 import { RestapBootstrapError } from './exceptions/restap-bootstrap.error';
 import { createHash } from 'node:crypto';
-import type { ResolvedRestapA2aOptions, ResolvedRestapApprovalOptions, ResolvedRestapOptions, RestapCorsOptions, RestapMcpOptions, RestapModuleOptions, RestapPlaygroundOptions, RestapRateLimitOptions, RestapTelemetryOptions } from './interfaces/restap-options.interface';
+import type { ResolvedRestapA2aOptions, ResolvedRestapApprovalOptions, ResolvedRestapOptions, RestapCorsOptions, RestapMcpOptions, RestapModuleOptions, RestapPlaygroundOptions, RestapAguiOptions, RestapRateLimitOptions, RestapTelemetryOptions } from './interfaces/restap-options.interface';
 
 const positiveInt = (value: unknown, field: string, required = false): void => {
   if ((required || value !== undefined) && (!Number.isInteger(value) || (value as number) <= 0)) {
@@ -77,8 +77,13 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
   const cors = resolveCors(options.cors, news?.scope ?? 'global');
   const maxLimit = news?.maxLimit ?? 1000;
   const mcp = resolveMcp(options.mcp);
+  const agui = resolveAgui(options.agui);
   // An enabled door is advertised from its own option, whatever `protocols` said about it.
-  const protocols = mcp.enabled ? { ...options.protocols, mcp: { available: true, endpoint: mcp.path } } : options.protocols && { ...options.protocols };
+  const served = {
+    ...(mcp.enabled ? { mcp: { available: true, endpoint: mcp.path } } : {}),
+    ...(agui.enabled ? { agui: { available: true, endpoint: agui.path } } : {}),
+  };
+  const protocols = mcp.enabled || agui.enabled ? { ...options.protocols, ...served } : options.protocols && { ...options.protocols };
   return {
     agent: { ...agent },
     talk: {
@@ -134,6 +139,7 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
     mcp,
     approval: resolveApproval(options.approval),
     telemetry: resolveTelemetry(options.telemetry),
+    agui,
   };
 }
 
@@ -278,4 +284,17 @@ function resolveTelemetry(value: RestapModuleOptions['telemetry']): Required<Res
   const captureContent = value?.captureContent ?? false;
   if (typeof captureContent !== 'boolean') throw new RestapBootstrapError('RestapModule option telemetry.captureContent must be a boolean.');
   return { captureContent };
+}
+
+function resolveAgui(value: RestapModuleOptions['agui']): Required<RestapAguiOptions> {
+  if (value !== undefined && (!value || typeof value !== 'object')) {
+    throw new RestapBootstrapError('RestapModule option agui must be { enabled?: boolean, path?: string }.');
+  }
+  const enabled = value?.enabled ?? false;
+  const path = value?.path ?? '/ag-ui';
+  if (typeof enabled !== 'boolean') throw new RestapBootstrapError('RestapModule option agui.enabled must be a boolean.');
+  if (typeof path !== 'string' || !PLAYGROUND_PATH.test(path)) {
+    throw new RestapBootstrapError(`RestapModule option agui.path must be a path such as '/ag-ui' (segments of letters, digits, '-', '_', '.', '~'), got ${JSON.stringify(path)}.`);
+  }
+  return { enabled, path };
 }

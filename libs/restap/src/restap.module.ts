@@ -48,17 +48,18 @@ import { TypeOrmApprovalStore } from './persistence/typeorm-approval.store';
 /** Which doors were loaded (see `withDoors`), for the options' check. */
 const RESTAP_LOADED_DOORS = Symbol('RESTAP_LOADED_DOORS');
 
-const ALL_DOORS: readonly OptionalDoor[] = ['mcp', 'a2a', 'playground'];
+const ALL_DOORS: readonly OptionalDoor[] = ['mcp', 'a2a', 'playground', 'agui'];
 
 /**
  * Each optional door's Nest module, `require`d only when the door may open: a host without MCP or
- * A2A never loads their SDKs (about 0.65 s of start-up, and their dependencies).
+ * A2A or AG-UI never loads their SDKs (about 0.65 s of start-up, and their dependencies).
  */
 const DOOR_MODULES: Readonly<Record<OptionalDoor, () => Type<unknown>>> = {
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded on demand, on purpose */
   mcp: () => (require('./doors/mcp/mcp-door.module') as typeof import('./doors/mcp/mcp-door.module')).McpDoorModule,
   a2a: () => (require('./doors/a2a/a2a-door.module') as typeof import('./doors/a2a/a2a-door.module')).A2aDoorModule,
   playground: () => (require('./doors/playground/playground-door.module') as typeof import('./doors/playground/playground-door.module')).PlaygroundDoorModule,
+  agui: () => (require('./doors/agui/agui-door.module') as typeof import('./doors/agui/agui-door.module')).AguiDoorModule,
   /* eslint-enable @typescript-eslint/no-require-imports */
 };
 

@@ -312,6 +312,19 @@ export interface RestapApprovalOptions {
 }
 
 /**
+ * The AG-UI door (Agent–User Interaction protocol 1.0, `@ag-ui/*`): `POST {path}` takes a
+ * `RunAgentInput` and streams the run of the `@Talk()` handler as AG-UI events (SSE, or AG-UI's
+ * protobuf encoding when the client asks for it), for CopilotKit and any AG-UI front end. A
+ * thread is a RESTAP session: `threadId` is the session_id. Off unless enabled.
+ */
+export interface RestapAguiOptions {
+  /** Serve the AG-UI endpoint (and advertise it in the catalog's `protocols.agui`). @default false */
+  enabled?: boolean;
+  /** Where, as served (the app's global prefix is not added, as for the catalog). @default '/ag-ui' */
+  path?: string;
+}
+
+/**
  * Options of `RestapModule.forRoot()` / `forRootAsync()`.
  *
  * @example
@@ -365,6 +378,8 @@ export interface RestapModuleOptions {
   approval?: RestapApprovalOptions;
   /** OpenTelemetry spans and metrics. @default { captureContent: false } */
   telemetry?: RestapTelemetryOptions;
+  /** The AG-UI door (off unless enabled). @default { enabled: false, path: '/ag-ui' } */
+  agui?: RestapAguiOptions;
 }
 
 /** Options with every default filled in; produced once by `resolveOptions()`. */
@@ -391,6 +406,7 @@ export interface ResolvedRestapOptions {
   catalogCacheControl: string;
   playground: Required<RestapPlaygroundOptions>;
   mcp: Required<RestapMcpOptions>;
+  agui: Required<RestapAguiOptions>;
   telemetry: Required<RestapTelemetryOptions>;
   approval: ResolvedRestapApprovalOptions;
 }
@@ -425,9 +441,9 @@ export interface RestapModuleExtras {
   dataSource?: string;
   /**
    * `forRootAsync` only: the doors its options may enable. Only these doors' modules (and SDKs:
-   * `@modelcontextprotocol/*` for MCP, `@a2a-js/sdk` for A2A) are loaded; options that enable
+   * `@modelcontextprotocol/*` for MCP, `@a2a-js/sdk` for A2A, `@ag-ui/*` for AG-UI) are loaded; options that enable
    * another door are refused at start-up. `forRoot` loads exactly the doors its options enable.
-   * @default ['mcp', 'a2a', 'playground']
+   * @default ['mcp', 'a2a', 'playground', 'agui']
    */
   doors?: readonly OptionalDoor[];
   /**
@@ -444,4 +460,4 @@ export interface RestapModuleExtras {
 }
 
 /** The doors besides RESTAP's own (which is always open), each loaded only when it may be enabled. */
-export type OptionalDoor = 'mcp' | 'a2a' | 'playground';
+export type OptionalDoor = 'mcp' | 'a2a' | 'playground' | 'agui';
