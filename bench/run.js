@@ -5,7 +5,7 @@
  * prints a table and writes BENCHMARKS.md. Loopback only; every step is bounded in time.
  *
  * Env: BENCH_DATABASE_URL (server to use; default postgres://postgres@127.0.0.1:5432/postgres),
- * BENCH_SECONDS (per scenario, default 5), BENCH_ROUNDS (baseline/scenario pairs, default 3),
+ * BENCH_DATABASE_NAME (default restap_bench; dropped and created afresh), BENCH_SECONDS (per scenario, default 5), BENCH_ROUNDS (baseline/scenario pairs, default 3),
  * BENCH_SKIP_BUILD=1, BENCH_NEWS_ROWS (default 1000000), BENCH_IDLE_STREAMS (5000), BENCH_IDLE_POLLS (5000),
  * BENCH_IDLE_WINDOW_MS (6000) for the idle step, BENCH_HELD_POLLS (1000), BENCH_POST_RATE (200/s),
  * BENCH_POST_SECONDS (10) for the long-poll scenario (alone: `node bench/long-poll.js`). The doors' rows
@@ -70,7 +70,7 @@ async function agentLoad(agent, opts) {
 
 async function main() {
   if (!process.env.BENCH_SKIP_BUILD) execSync('npm run build', { stdio: 'inherit', cwd: path.join(__dirname, '..') });
-  const database = await db.freshDatabase(SERVER, 'restap_bench');
+  const database = await db.freshDatabase(SERVER, process.env.BENCH_DATABASE_NAME || 'restap_bench');
   const pool = new db.Pool({ connectionString: database.url, max: CONNECTIONS });
   const agent = await startAgent({
     port: 3900 + Math.floor(Math.random() * 90),
