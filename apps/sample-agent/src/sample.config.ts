@@ -28,6 +28,11 @@ export interface SampleConfig {
   shutdownGraceMs?: number;
   /** RESTAP_ACCESS_LOG=1: one log line per request (method, path with session_id redacted, status, ms). */
   accessLog?: boolean;
+  /**
+   * RESTAP_TALK_RESUME=0 turns resumable /talk streams (talk.resume, docs/resumable-talk.md) off;
+   * on by default from the environment. Unset in code (tests): off.
+   */
+  resume?: boolean;
   /** RESTAP_PLAYGROUND=0 turns the playground page (and the redirect of GET / to it) off; on by default. */
   playground?: boolean;
   /**
@@ -63,6 +68,7 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
     shutdownGraceMs: intFromEnv(env, 'RESTAP_SHUTDOWN_GRACE_MS', 1),
     accessLog: env.RESTAP_ACCESS_LOG === '1',
     playground: env.RESTAP_PLAYGROUND !== '0',
+    resume: env.RESTAP_TALK_RESUME !== '0',
     packagesDir: resolve(env.RESTAP_PACKAGES_DIR || 'dist/packages'),
   };
   return Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined)) as unknown as SampleConfig;

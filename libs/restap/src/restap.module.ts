@@ -44,6 +44,7 @@ import { CapabilityInvoker } from './core/invoker/capability-invoker';
 import { CapabilityTools } from './core/tools/capability-tools';
 import { PlaygroundDoor } from './doors/playground/playground.door';
 import { A2A_PROVIDERS } from './doors/a2a';
+import { TALK_RESUME_PROVIDERS } from './doors/restap/talk/resume';
 
 /** Where the rate limit counts: Redis or PostgreSQL shared by the replicas, the host's own store, or memory. */
 function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSource): ThrottlerStorage {
@@ -88,6 +89,7 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     { provide: RESTAP_SESSION_STORE, useClass: TypeOrmSessionStore },
     TalkService,
     TalkResponder,
+    ...TALK_RESUME_PROVIDERS,
     TalkBootstrap,
     { provide: NewsStore, useClass: TypeOrmNewsStore },
     NewsDispatcher,

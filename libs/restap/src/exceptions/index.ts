@@ -15,3 +15,5 @@ export * from './too-many-requests.exception';
 export * from './shutting-down.exception';
 export * from './route-not-found.exception';
 export * from './method-not-allowed.exception';
+export * from './invalid-last-event-id.exception';
+export * from './turn-not-found.exception';

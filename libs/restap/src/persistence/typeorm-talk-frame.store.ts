@@ -1,0 +1,100 @@
+import { Injectable } from '@nestjs/common';
+import { GroupCommit } from './group-commit';
+import { RestapSql, statement } from './restap-sql';
+import type { TurnSideRow, TurnSideTable } from './session.store';
+import { TalkFrameStore, type StoredTalkFrames, type TalkFramesRow, type TalkFramesState, type TalkFramesSummary } from './talk-frame.store';
+
+const COLUMNS = 'message_id, first_id, last_id, key_hash, frames, state';
+
+/** Every running turn's frames that waited meanwhile, in one INSERT (see GroupCommit). */
+const APPEND_FRAMES = statement(
+  `INSERT INTO restap_talk_frames (${COLUMNS})
+   SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::bytea[], $5::text[], $6::text[])
+   ON CONFLICT (message_id, first_id) DO NOTHING`,
+  'talk.frames-append',
+);
+
+/** The closing row of a turn, written by the turn's own statement (a data-modifying CTE, see TurnSideTable). */
+export const TALK_FRAMES_SIDE: TurnSideTable = {
+  name: 'talk.frames-close',
+  columns: [
+    ['message_id', 'text[]'],
+    ['first_id', 'int[]'],
+    ['last_id', 'int[]'],
+    ['key_hash', 'bytea[]'],
+    ['frames', 'text[]'],
+    ['state', 'text[]'],
+  ],
+  write: (rows) => `INSERT INTO restap_talk_frames (${COLUMNS}) SELECT ${COLUMNS} FROM ${rows} ON CONFLICT (message_id, first_id) DO NOTHING`,
+};
+
+/** The rows after an event id: a range scan of the primary key (message_id, first_id), the session checked on each. */
+const READ_FRAMES = statement(
+  `SELECT first_id, last_id, frames, state FROM restap_talk_frames
+   WHERE message_id = $1 AND key_hash = $2 AND last_id > $3
+   ORDER BY first_id LIMIT $4`,
+  'talk.frames-read',
+);
+
+const SUMMARY = statement(
+  `SELECT min(created_at) AS started_at, max(last_id) AS last_id, bool_or(state <> 'open') AS ended
+   FROM restap_talk_frames WHERE message_id = $1 AND key_hash = $2`,
+  'talk.frames-summary',
+);
+
+/** Oldest rows first, a bounded number per statement: a sweep never holds many locks for long. */
+const SWEEP = statement(
+  `DELETE FROM restap_talk_frames WHERE ctid IN (
+     SELECT ctid FROM restap_talk_frames WHERE created_at < now() - $1::bigint * interval '1 millisecond' LIMIT $2)
+   RETURNING 1`,
+  'talk.frames-sweep',
+);
+
+/** Rows one append statement takes at most. */
+const MAX_APPEND_BATCH = 256;
+
+/** {@link TalkFrameStore} on the host's TypeORM DataSource, in prepared statements (see RestapSql). */
+@Injectable()
+export class TypeOrmTalkFrameStore extends TalkFrameStore {
+  private readonly appends = new GroupCommit<TalkFramesRow, void>((_, rows) => this.write(rows), MAX_APPEND_BATCH);
+
+  constructor(private readonly sql: RestapSql) {
+    super();
+  }
+
+  append(row: TalkFramesRow): Promise<void> {
+    return this.appends.submit('frames', row);
+  }
+
+  closingRow(row: TalkFramesRow): TurnSideRow {
+    return { table: TALK_FRAMES_SIDE, values: [row.messageId, row.firstId, row.lastId, row.keyHash, row.frames, row.state] };
+  }
+
+  async read(messageId: string, keyHash: Buffer, afterId: number, limit: number): Promise<StoredTalkFrames[]> {
+    const rows = await this.sql.query<{ first_id: number; last_id: number; frames: string; state: TalkFramesState }>(READ_FRAMES, [messageId, keyHash, afterId, limit]);
+    return rows.map((r) => ({ firstId: Number(r.first_id), lastId: Number(r.last_id), frames: r.frames, state: r.state }));
+  }
+
+  async summary(messageId: string, keyHash: Buffer): Promise<TalkFramesSummary | undefined> {
+    const [row] = await this.sql.query<{ started_at: Date | string | null; last_id: number | null; ended: boolean | null }>(SUMMARY, [messageId, keyHash]);
+    if (!row || row.started_at === null || row.last_id === null) return undefined;
+    return { startedAt: new Date(row.started_at), lastId: Number(row.last_id), ended: row.ended === true };
+  }
+
+  async sweep(ageMs: number, limit: number): Promise<number> {
+    const rows = await this.sql.query<unknown>(SWEEP, [ageMs, limit]);
+    return rows.length;
+  }
+
+  private async write(rows: TalkFramesRow[]): Promise<void[]> {
+    await this.sql.query(APPEND_FRAMES, [
+      rows.map((r) => r.messageId),
+      rows.map((r) => r.firstId),
+      rows.map((r) => r.lastId),
+      rows.map((r) => r.keyHash),
+      rows.map((r) => r.frames),
+      rows.map((r) => r.state),
+    ]);
+    return rows.map(() => undefined);
+  }
+}
