@@ -109,6 +109,7 @@ export class TalkResume {
         throw new InvalidLastEventIdException(`Last-Event-ID ${resume.afterId} is past the end of this turn: its last event id is ${summary.lastId + 1}.`);
       }
       this.streams.hold(req, res);
+      if (summary.ended && resume.afterId >= summary.lastId) return this.finish(resume, res, resume.afterId === summary.lastId);
       const deadline = summary.startedAt.getTime() + this.options.talk.timeoutMs + config.flushMs + STORE_MARGIN_MS;
       await this.follow(resume, res, deadline);
     } catch (error) {
@@ -166,6 +167,14 @@ export class TalkResume {
       await sleep(config.pollMs);
       if (sse.closed) return;
     }
+  }
+
+  /** A client that saw an ended turn's closing frame gets its `done` (`withDone`), one that saw `done` an empty stream. */
+  private finish(resume: AcceptedResume, res: Response, withDone: boolean): void {
+    const sse = new SseWriter(res, this.options.talk.heartbeatMs, { retryMs: (this.config as Required<RestapTalkResumeOptions>).retryMs });
+    sse.open();
+    if (withDone) sse.replay(resume.afterId + 1, 'done', JSON.stringify({ event: 'done', session_id: resume.sessionId }));
+    sse.end(this.drain?.isDraining());
   }
 
   /** Ends a resumed stream with a frame of its own (numbered after the last sent) and `done`. */

@@ -1,0 +1,255 @@
+import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { Client } from 'pg';
+import { startFakeLlm, type FakeLlm } from './support/fake-llm';
+import { createTestDatabase, usingServer, type TestDatabase } from './support/test-database';
+import { startSample, type RunningApp } from './support/sample-app';
+import { createTempPostgres, type TempPostgres } from './reliability/support/temp-postgres';
+
+// Issue 37: a dropped /talk SSE stream resumes from its last event on any replica. Two instances of
+// the sample (talk.resume on) share one PostgreSQL: the one of TEST_DATABASE_URL, else one the test
+// starts itself (two embedded databases would be two agents). Only the model is faked, and slow.
+jest.setTimeout(120_000);
+
+const WORDS = 40;
+const REPLY = Array.from({ length: WORDS }, (_, i) => `w${i}`).join(' ');
+
+/** One SSE event as a client sees it (WHATWG parsing, by the library the client package uses). */
+interface Frame {
+  id?: string;
+  event?: string;
+  data: string;
+}
+
+/** An SSE response read frame by frame; `drop()` cuts the socket like a network loss. */
+interface SseReader {
+  status: number;
+  headers: IncomingMessage['headers'];
+  /** The raw body so far (to check the `retry:` hint). */
+  raw(): string;
+  /** The next frame, or undefined at the end of the stream. */
+  next(): Promise<Frame | undefined>;
+  /** All remaining frames until the server ends the stream. */
+  rest(): Promise<Frame[]>;
+  drop(): void;
+}
+
+function openSse(url: string, init: { method: 'GET' | 'POST'; headers?: Record<string, string>; body?: unknown }): Promise<SseReader> {
+  return new Promise((resolve, reject) => {
+    const body = init.body === undefined ? undefined : JSON.stringify(init.body);
+    const req: ClientRequest = httpRequest(url, {
+      method: init.method,
+      headers: { accept: 'text/event-stream', ...(body ? { 'content-type': 'application/json' } : {}), ...init.headers },
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      const queue: Frame[] = [];
+      let raw = '';
+      let ended = false;
+      let wake: (() => void) | undefined;
+      const parser = createParser({
+        onEvent: (e: EventSourceMessage) => {
+          queue.push({ id: e.id, event: e.event, data: e.data });
+          wake?.();
+        },
+      });
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        raw += chunk;
+        parser.feed(chunk);
+      });
+      const finish = (): void => {
+        ended = true;
+        wake?.();
+      };
+      res.on('end', finish);
+      res.on('close', finish);
+      res.on('error', finish);
+      const next = async (): Promise<Frame | undefined> => {
+        while (!queue.length && !ended) await new Promise<void>((r) => (wake = r));
+        return queue.shift();
+      };
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: res.headers,
+        raw: () => raw,
+        next,
+        rest: async () => {
+          const frames: Frame[] = [];
+          for (let f = await next(); f; f = await next()) frames.push(f);
+          return frames;
+        },
+        drop: () => {
+          req.destroy();
+          res.destroy();
+        },
+      });
+    });
+    req.end(body);
+  });
+}
+
+const deltas = (frames: Frame[]): string =>
+  frames
+    .filter((f) => f.event === 'message.delta')
+    .map((f) => (JSON.parse(f.data) as { text: string }).text)
+    .join('');
+
+const startOf = (frames: Frame[]): { id: string; session_id: string } => JSON.parse(frames[0].data) as { id: string; session_id: string };
+
+describe('issue 37: resumable /talk streams on two replicas', () => {
+  let db: TestDatabase | undefined;
+  let pg: TempPostgres | undefined;
+  let url: string;
+  let llm: FakeLlm;
+  let a: RunningApp;
+  let b: RunningApp;
+  let sql: Client;
+
+  beforeAll(async () => {
+    if (usingServer()) {
+      db = await createTestDatabase();
+      url = db.url as string;
+    } else {
+      pg = await createTempPostgres();
+      url = pg.url;
+    }
+    llm = await startFakeLlm({ reply: REPLY, chunkDelayMs: 30 });
+    const config = { llm: { baseUrl: llm.baseUrl, model: 'test-model' }, resume: true };
+    a = await startSample({ url }, config);
+    b = await startSample({ url }, config);
+    sql = new Client({ connectionString: url });
+    await sql.connect();
+  });
+  afterAll(async () => {
+    await sql?.end();
+    await a?.close();
+    await b?.close();
+    await llm?.close();
+    await db?.drop();
+    pg?.destroy();
+  });
+
+  /** The assistant reply stored for a message id (what the session's next turn will see). */
+  async function storedReply(messageId: string): Promise<{ content: string; status: string } | undefined> {
+    const { rows } = await sql.query<{ content: string; status: string }>(`SELECT content, status FROM restap_turns WHERE message_id = $1 AND role = 'assistant'`, [messageId]);
+    return rows[0];
+  }
+
+  async function waitStored(messageId: string): Promise<{ content: string; status: string }> {
+    for (let i = 0; i < 200; i++) {
+      const row = await storedReply(messageId);
+      if (row) return row;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`turn ${messageId} was never stored`);
+  }
+
+  it('done when: read part of a stream on A, drop the socket, resume on B with Last-Event-ID → exactly the remaining frames through done, and the joined deltas equal the stored reply', async () => {
+    const live = await openSse(`${a.url}/talk`, { method: 'POST', body: { message: 'a long answer please' } });
+    expect(live.status).toBe(200);
+    const seen: Frame[] = [];
+    while (seen.filter((f) => f.event === 'message.delta').length < 5) seen.push((await live.next()) as Frame);
+    live.drop();
+    const { id: messageId, session_id: sessionId } = startOf(seen);
+    const lastId = seen[seen.length - 1].id as string;
+    // Item 1: every frame carries a monotonic turn-scoped id, and the stream opens with a retry hint.
+    expect(seen.map((f) => Number(f.id))).toEqual(seen.map((_, k) => k + 1));
+    expect(live.raw().startsWith('retry: ')).toBe(true);
+
+    // Still running on A: B follows it live through PostgreSQL, not from a finished record.
+    expect(await storedReply(messageId)).toBeUndefined();
+    const resumed = await openSse(`${b.url}/talk/${messageId}`, { method: 'GET', headers: { 'Restap-Session-Id': sessionId, 'Last-Event-ID': lastId } });
+    expect(resumed.status).toBe(200);
+    expect(resumed.headers['content-type']).toMatch(/^text\/event-stream/);
+    const rest = await resumed.rest();
+
+    // Exactly the frames after Last-Event-ID: no frame twice, none missing, through message.end and done.
+    expect(rest.map((f) => Number(f.id))).toEqual(rest.map((_, k) => Number(lastId) + 1 + k));
+    expect(rest.slice(-2).map((f) => f.event)).toEqual(['message.end', 'done']);
+    expect(rest.slice(0, -2).every((f) => f.event === 'message.delta')).toBe(true);
+    expect(JSON.parse(rest[rest.length - 1].data)).toEqual({ event: 'done', session_id: sessionId });
+    const joined = deltas(seen) + deltas(rest);
+    expect(joined).toBe(REPLY);
+    // Item 4: the turn went on without its client and was stored whole, as the reply the client assembled.
+    expect(await waitStored(messageId)).toEqual({ content: joined, status: 'complete' });
+  });
+
+  it('resume after done replays the whole stream exactly as it was sent live, on the other replica (session_id back on message.start and done)', async () => {
+    const live = await openSse(`${a.url}/talk`, { method: 'POST', body: { message: 'again' } });
+    const sent = await live.rest();
+    expect(sent.slice(-2).map((f) => f.event)).toEqual(['message.end', 'done']);
+    const { id: messageId, session_id: sessionId } = startOf(sent);
+    const replay = await openSse(`${b.url}/talk/${messageId}`, { method: 'GET', headers: { 'Restap-Session-Id': sessionId } });
+    expect(replay.status).toBe(200);
+    expect(await replay.rest()).toEqual(sent);
+    // From the closing frame: only done is left.
+    const last = await openSse(`${b.url}/talk/${messageId}`, { method: 'GET', headers: { 'Restap-Session-Id': sessionId, 'Last-Event-ID': sent[sent.length - 2].id as string } });
+    expect(await last.rest()).toEqual(sent.slice(-1));
+  });
+
+  describe('a resume must prove it owns the turn (session_id in Restap-Session-Id, never in the URL)', () => {
+    let messageId: string;
+    let sessionId: string;
+    beforeAll(async () => {
+      llm.configure({ chunkDelayMs: 0 });
+      const live = await openSse(`${a.url}/talk`, { method: 'POST', body: { message: 'short' } });
+      ({ id: messageId, session_id: sessionId } = startOf(await live.rest()));
+      llm.configure({ chunkDelayMs: 30 });
+    });
+
+    async function resumeJson(path: string, headers: Record<string, string>): Promise<{ status: number; type: string | null; body: unknown }> {
+      const res = await fetch(`${b.url}${path}`, { headers: { accept: 'text/event-stream', ...headers } });
+      return { status: res.status, type: res.headers.get('content-type'), body: await res.json() };
+    }
+
+    it("another session's id gets the same JSON 404 turn_not_found as an unknown message id", async () => {
+      const foreign = await resumeJson(`/talk/${messageId}`, { 'Restap-Session-Id': 'x'.repeat(32) });
+      expect(foreign).toEqual({ status: 404, type: expect.stringMatching(/^application\/json/), body: { error: 'turn_not_found', message: expect.any(String) } });
+      const unknown = await resumeJson('/talk/msg_doesnotexist00', { 'Restap-Session-Id': sessionId });
+      expect(unknown.status).toBe(404);
+      expect((unknown.body as { error: string }).error).toBe('turn_not_found');
+      expect(unknown.body).toEqual(foreign.body);
+    });
+
+    it('no session_id header → 400 missing_session_id; a session_id in the query string is not taken', async () => {
+      const missing = await resumeJson(`/talk/${messageId}?session_id=${sessionId}`, {});
+      expect(missing.status).toBe(400);
+      expect(missing.body).toEqual({ error: 'missing_session_id', message: expect.stringContaining('Restap-Session-Id') });
+      const malformed = await resumeJson(`/talk/${messageId}`, { 'Restap-Session-Id': 'short' });
+      expect(malformed).toMatchObject({ status: 400, body: { error: 'invalid_session_id' } });
+    });
+
+    it.each([['abc'], ['-1'], ['1.5'], ['9999999999']])('Last-Event-ID %j → 400 invalid_last_event_id, as JSON', async (value) => {
+      const bad = await resumeJson(`/talk/${messageId}`, { 'Restap-Session-Id': sessionId, 'Last-Event-ID': value });
+      expect(bad).toEqual({ status: 400, type: expect.stringMatching(/^application\/json/), body: { error: 'invalid_last_event_id', message: expect.any(String) } });
+    });
+
+    it('a Last-Event-ID past the end of a finished turn → 400 invalid_last_event_id naming the last id', async () => {
+      const bad = await resumeJson(`/talk/${messageId}`, { 'Restap-Session-Id': sessionId, 'Last-Event-ID': '500' });
+      expect(bad.status).toBe(400);
+      expect(bad.body).toEqual({ error: 'invalid_last_event_id', message: expect.stringMatching(/last event id is \d+/) });
+    });
+
+    it('an Accept without text/event-stream → 406 not_acceptable', async () => {
+      const res = await fetch(`${b.url}/talk/${messageId}`, { headers: { accept: 'application/json', 'Restap-Session-Id': sessionId } });
+      expect(res.status).toBe(406);
+      expect(await res.json()).toMatchObject({ error: 'not_acceptable' });
+    });
+
+    it('the frames are kept without the session_id: only its hash is stored', async () => {
+      const { rows } = await sql.query<{ frames: string; key_hash: Buffer }>('SELECT frames, key_hash FROM restap_talk_frames WHERE message_id = $1', [messageId]);
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows) {
+        expect(row.frames).not.toContain(sessionId);
+        expect(row.key_hash.toString('utf8')).not.toContain(sessionId);
+      }
+    });
+  });
+
+  it('the catalog declares the extension on the talk capability', async () => {
+    const catalog = (await (await fetch(`${a.url}/.well-known/restap.json`)).json()) as { capabilities: Array<Record<string, unknown>> };
+    const talk = catalog.capabilities.find((c) => c.id === 'talk');
+    expect(talk?.['x-restap-resume']).toEqual({ method: 'GET', endpoint: '/talk/{message_id}', on_disconnect: 'continues', grace_seconds: 300 });
+  });
+});
