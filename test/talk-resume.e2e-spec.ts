@@ -1,6 +1,7 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { Client } from 'pg';
+import { RestapClient, type TalkEvent } from 'restap-client';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm';
 import { createTestDatabase, usingServer, type TestDatabase } from './support/test-database';
 import { startSample, type RunningApp } from './support/sample-app';
@@ -245,6 +246,75 @@ describe('issue 37: resumable /talk streams on two replicas', () => {
         expect(row.key_hash.toString('utf8')).not.toContain(sessionId);
       }
     });
+  });
+
+  it('item 5: the client library resumes a dropped stream by itself (Last-Event-ID, on the other replica) and assembles the whole stored reply', async () => {
+    const resumes: Array<{ url: string; lastEventId: string | null; session: string | null }> = [];
+    let cut = false;
+    // The network between the client and A drops after the fifth delta; a load balancer sends the resume to B.
+    const flaky = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      const url = String(input);
+      const method = init?.method ?? 'GET';
+      if (method === 'GET' && url.startsWith(`${a.url}/talk/`)) {
+        const headers = new Headers(init?.headers);
+        resumes.push({ url, lastEventId: headers.get('last-event-id'), session: headers.get('restap-session-id') });
+        return fetch(url.replace(a.url, b.url), init);
+      }
+      const response = await fetch(input, init);
+      if (method !== 'POST' || !url.endsWith('/talk') || cut || !response.body) return response;
+      cut = true;
+      const upstream = response.body.getReader();
+      let seen = 0;
+      const decoder = new TextDecoder();
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const { done, value } = await upstream.read();
+          if (done) return controller.close();
+          seen += decoder.decode(value, { stream: true }).split('event: message.delta').length - 1;
+          controller.enqueue(value);
+          if (seen >= 5) {
+            await upstream.cancel();
+            controller.error(new TypeError('terminated'));
+          }
+        },
+      });
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+    const client = await RestapClient.discover(a.url, { fetch: flaky as typeof fetch });
+    const stream = client.talkStream('resume by yourself', { resume: { backoffMs: 50 } });
+    const events: TalkEvent[] = [];
+    for await (const event of stream) events.push(event);
+    expect(cut).toBe(true);
+    expect(resumes).toHaveLength(1);
+    expect(resumes[0].url).not.toContain(stream.sessionId as string);
+    expect(resumes[0].session).toBe(stream.sessionId);
+    expect(Number(resumes[0].lastEventId)).toBeGreaterThanOrEqual(6);
+    expect(events.map((e) => e.event).filter((e) => e !== 'message.delta')).toEqual(['message.start', 'message.end', 'done']);
+    const text = events.map((e) => (e.event === 'message.delta' ? e.text : '')).join('');
+    expect(text).toBe(REPLY);
+    expect(await waitStored(stream.messageId as string)).toEqual({ content: text, status: 'complete' });
+  });
+
+  it('item 5: with resume: false the client reports the dropped stream instead', async () => {
+    let cut = false;
+    const flaky = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+      const response = await fetch(input, init);
+      if ((init?.method ?? 'GET') !== 'POST' || cut || !response.body) return response;
+      cut = true;
+      const upstream = response.body.getReader();
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          const { done, value } = await upstream.read();
+          if (done) return controller.close();
+          controller.enqueue(value);
+          await upstream.cancel();
+          controller.error(new TypeError('terminated'));
+        },
+      });
+      return new Response(body, { status: response.status, headers: response.headers });
+    };
+    const client = await RestapClient.discover(a.url, { fetch: flaky as typeof fetch });
+    await expect(client.talkStream('no resume', { resume: false }).text()).rejects.toMatchObject({ code: 'network_error' });
   });
 
   it('the catalog declares the extension on the talk capability', async () => {
