@@ -2,6 +2,7 @@ import { request as httpRequest, type ClientRequest, type IncomingMessage } from
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { Client } from 'pg';
 import { RestapClient, type TalkEvent } from 'restap-client';
+import { hashSessionId } from '../libs/restap/src/sessions/session-id';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm';
 import { createTestDatabase, usingServer, type TestDatabase } from './support/test-database';
 import { startSample, type RunningApp } from './support/sample-app';
@@ -315,6 +316,52 @@ describe('issue 37: resumable /talk streams on two replicas', () => {
     };
     const client = await RestapClient.discover(a.url, { fetch: flaky as typeof fetch });
     await expect(client.talkStream('no resume', { resume: false }).text()).rejects.toMatchObject({ code: 'network_error' });
+  });
+
+  it('item 4: DELETE on the other replica stops a turn whose client left; a resume ends with error turn_stopped then done; the turn is stored as aborted', async () => {
+    const live = await openSse(`${a.url}/talk`, { method: 'POST', body: { message: 'stop me later' } });
+    const seen: Frame[] = [];
+    while (seen.filter((f) => f.event === 'message.delta').length < 3) seen.push((await live.next()) as Frame);
+    live.drop();
+    const { id: messageId, session_id: sessionId } = startOf(seen);
+    // Another session cannot stop it.
+    const foreign = await fetch(`${b.url}/talk/${messageId}`, { method: 'DELETE', headers: { 'Restap-Session-Id': 'y'.repeat(32) } });
+    expect(foreign.status).toBe(404);
+    expect(await foreign.json()).toMatchObject({ error: 'turn_not_found' });
+    const stop = await fetch(`${b.url}/talk/${messageId}`, { method: 'DELETE', headers: { 'Restap-Session-Id': sessionId } });
+    expect(stop.status).toBe(202);
+    expect(await stop.json()).toEqual({ status: 'stopping', message_id: messageId });
+    const stored = await waitStored(messageId);
+    expect(stored.status).toBe('aborted');
+    expect(stored.content.length).toBeLessThan(REPLY.length);
+    const resumed = await openSse(`${b.url}/talk/${messageId}`, { method: 'GET', headers: { 'Restap-Session-Id': sessionId, 'Last-Event-ID': seen[seen.length - 1].id as string } });
+    const rest = await resumed.rest();
+    expect(rest.slice(-2).map((f) => f.event)).toEqual(['error', 'done']);
+    expect(JSON.parse(rest[rest.length - 2].data)).toMatchObject({ error: 'turn_stopped' });
+    expect(deltas(seen) + deltas(rest)).toBe(stored.content);
+    // Once over, a stop says so.
+    const again = await fetch(`${a.url}/talk/${messageId}`, { method: 'DELETE', headers: { 'Restap-Session-Id': sessionId } });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual({ status: 'ended', message_id: messageId });
+  });
+
+  it('item 3: a turn whose replica died (frames kept, never stored, past its deadline) ends with error agent_interrupted then done instead of hanging', async () => {
+    const session = 'dead-replica-session-0123456789';
+    const messageId = 'msg_deadreplica0001';
+    const start = JSON.stringify({ event: 'message.start', id: messageId });
+    const delta = JSON.stringify({ event: 'message.delta', id: messageId, text: 'half an ans' });
+    // What a replica killed mid-turn leaves behind: its first run of frames, written 3 minutes ago (talk.timeoutMs is 2).
+    await sql.query(
+      `INSERT INTO restap_talk_frames (message_id, first_id, last_id, key_hash, frames, state, created_at) VALUES ($1, 1, 2, $2, $3, 'open', now() - interval '3 minutes')`,
+      [messageId, hashSessionId(session), JSON.stringify([['message.start', start], ['message.delta', delta]])],
+    );
+    const startedAt = Date.now();
+    const resumed = await openSse(`${b.url}/talk/${messageId}`, { method: 'GET', headers: { 'Restap-Session-Id': session, 'Last-Event-ID': '1' } });
+    const frames = await resumed.rest();
+    expect(Date.now() - startedAt).toBeLessThan(5_000);
+    expect(frames.map((f) => [f.id, f.event])).toEqual([['2', 'message.delta'], ['3', 'error'], ['4', 'done']]);
+    expect(JSON.parse(frames[1].data)).toEqual({ event: 'error', error: 'agent_interrupted', message: expect.any(String) });
+    expect(JSON.parse(frames[2].data)).toEqual({ event: 'done', session_id: session });
   });
 
   it('the catalog declares the extension on the talk capability', async () => {

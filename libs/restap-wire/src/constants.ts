@@ -72,6 +72,8 @@ export const ERROR_CODES = {
   turnNotFound: 'turn_not_found',
   /** Resumable /talk streams: the turn ran on a replica that stopped before it was stored. */
   agentInterrupted: 'agent_interrupted',
+  /** Resumable /talk streams: the turn was stopped on purpose (`DELETE {talk path}/{message_id}`) before its reply was complete. */
+  turnStopped: 'turn_stopped',
   /** Resumable /talk streams: the turn's frames went past the kept bounds, so it cannot be replayed. */
   resumeUnavailable: 'resume_unavailable',
 } as const;

@@ -3,6 +3,9 @@ import type { TurnSideRow } from './session.store';
 
 export type { TalkFramesState };
 
+/** `first_id` of the row asking for a turn to stop: no frame has id 0. */
+export const STOP_ROW_ID = 0;
+
 /** A run of consecutive frames of one turn, as written (see RestapTalkFrameEntity). */
 export interface TalkFramesRow {
   messageId: string;
@@ -45,6 +48,14 @@ export abstract class TalkFrameStore {
   abstract read(messageId: string, keyHash: Buffer, afterId: number, limit: number): Promise<StoredTalkFrames[]>;
   /** What is kept of the turn, or undefined. */
   abstract summary(messageId: string, keyHash: Buffer): Promise<TalkFramesSummary | undefined>;
+  /**
+   * Asks the replica running the turn to stop it (a `stop` row, read by {@link stopsAsked}):
+   * `stopping` when asked, `ended` when the turn is already over, `unknown` when nothing is kept of it
+   * for that session.
+   */
+  abstract askStop(messageId: string, keyHash: Buffer): Promise<'stopping' | 'ended' | 'unknown'>;
+  /** Which of these running turns someone asked to stop. */
+  abstract stopsAsked(messageIds: readonly string[]): Promise<string[]>;
   /** Deletes rows older than `ageMs` (at most `limit` of them); resolves with how many. */
   abstract sweep(ageMs: number, limit: number): Promise<number>;
 }

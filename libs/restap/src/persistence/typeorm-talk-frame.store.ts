@@ -31,16 +31,32 @@ export const TALK_FRAMES_SIDE: TurnSideTable = {
 /** The rows after an event id: a range scan of the primary key (message_id, first_id), the session checked on each. */
 const READ_FRAMES = statement(
   `SELECT first_id, last_id, frames, state FROM restap_talk_frames
-   WHERE message_id = $1 AND key_hash = $2 AND last_id > $3
+   WHERE message_id = $1 AND key_hash = $2 AND last_id > $3 AND first_id > 0
    ORDER BY first_id LIMIT $4`,
   'talk.frames-read',
 );
 
 const SUMMARY = statement(
   `SELECT min(created_at) AS started_at, max(last_id) AS last_id, bool_or(state <> 'open') AS ended
-   FROM restap_talk_frames WHERE message_id = $1 AND key_hash = $2`,
+   FROM restap_talk_frames WHERE message_id = $1 AND key_hash = $2 AND first_id > 0`,
   'talk.frames-summary',
 );
+
+/** The stop row, written only for a kept turn of that session that has not ended. */
+const ASK_STOP = statement(
+  `WITH turn AS (
+     SELECT count(*) AS n, coalesce(bool_or(state <> 'open'), false) AS ended
+     FROM restap_talk_frames WHERE message_id = $1 AND key_hash = $2 AND first_id > 0
+   ), asked AS (
+     INSERT INTO restap_talk_frames (${COLUMNS})
+     SELECT $1, 0, 0, $2, '[]', 'stop' FROM turn WHERE n > 0 AND NOT ended
+     ON CONFLICT (message_id, first_id) DO NOTHING
+   )
+   SELECT n, ended FROM turn`,
+  'talk.frames-stop',
+);
+
+const STOPS_ASKED = statement(`SELECT message_id FROM restap_talk_frames WHERE first_id = 0 AND message_id = ANY($1::text[])`, 'talk.frames-stops-read');
 
 /** Oldest rows first, a bounded number per statement: a sweep never holds many locks for long. */
 const SWEEP = statement(
@@ -79,6 +95,18 @@ export class TypeOrmTalkFrameStore extends TalkFrameStore {
     const [row] = await this.sql.query<{ started_at: Date | string | null; last_id: number | null; ended: boolean | null }>(SUMMARY, [messageId, keyHash]);
     if (!row || row.started_at === null || row.last_id === null) return undefined;
     return { startedAt: new Date(row.started_at), lastId: Number(row.last_id), ended: row.ended === true };
+  }
+
+  async askStop(messageId: string, keyHash: Buffer): Promise<'stopping' | 'ended' | 'unknown'> {
+    const [row] = await this.sql.query<{ n: number | string; ended: boolean }>(ASK_STOP, [messageId, keyHash]);
+    if (!row || Number(row.n) === 0) return 'unknown';
+    return row.ended ? 'ended' : 'stopping';
+  }
+
+  async stopsAsked(messageIds: readonly string[]): Promise<string[]> {
+    if (!messageIds.length) return [];
+    const rows = await this.sql.query<{ message_id: string }>(STOPS_ASKED, [messageIds]);
+    return rows.map((r) => r.message_id);
   }
 
   async sweep(ageMs: number, limit: number): Promise<number> {

@@ -1,7 +1,11 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 
-/** How a row of frames stands in its turn: more may follow, it closes the stored turn, or the turn went past the kept bounds. */
-export type TalkFramesState = 'open' | 'final' | 'cut';
+/**
+ * How a row stands in its turn: more frames may follow (`open`), it closes the stored turn
+ * (`final`), the turn went past the kept bounds (`cut`), or — the row with `first_id` 0, holding no
+ * frame — someone asked for the turn to stop (`stop`).
+ */
+export type TalkFramesState = 'open' | 'final' | 'cut' | 'stop';
 
 /**
  * A run of consecutive SSE frames of one /talk turn (event ids `first_id`..`last_id`), kept for

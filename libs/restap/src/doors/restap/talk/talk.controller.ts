@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Inject, Next, Param, Post, Req, Res, UseFilters, type Type } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Inject, Next, Param, Post, Req, Res, UseFilters, type Type } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { RESTAP_OPTIONS, ROUTE_METADATA } from '../../../restap.constants';
 import { RestapExceptionFilter } from '../../kit/http/restap-exception.filter';
@@ -40,6 +40,13 @@ export function createTalkController(path: string): Type<unknown> {
       if (!this.resume.config) return next();
       const resume = this.resume.accept(req, messageId);
       void this.resume.respond(resume, req, res);
+    }
+
+    /** Stops a running turn on purpose (`talk.resume`: a client leaving no longer does). */
+    @Delete(`${path.replace(/\/+$/, '')}/:messageId`)
+    stopTurn(@Param('messageId') messageId: string, @Req() req: Request, @Res() res: Response, @Next() next: NextFunction): void {
+      if (!this.resume.config) return next();
+      void this.resume.stop(this.resume.accept(req, messageId, true), res);
     }
   }
   Reflect.defineMetadata(ROUTE_METADATA, 'talk', TalkController);

@@ -77,8 +77,12 @@ export class TalkResponder {
       });
       // Gone before it saw a frame: nobody knows this turn's id to resume it.
       if (gone) turn.stop('disconnect');
-      if (resumable) recorder = this.resume!.recorder(turn.messageId, turn.sessionId);
-      await (accepted.format === 'sse' ? this.stream(turn, res, recorder) : this.reply(turn, res));
+      if (resumable) {
+        const open = turn;
+        recorder = this.resume!.recorder(open.messageId, open.sessionId);
+        const unfollow = this.resume!.follow(open.messageId, open.sessionId, () => open.stop('cancel'));
+        await this.stream(open, res, recorder).finally(unfollow);
+      } else await (accepted.format === 'sse' ? this.stream(turn, res) : this.reply(turn, res));
     } catch (error) {
       this.sendError(res, error, turn);
     }
@@ -113,7 +117,15 @@ export class TalkResponder {
       chunk.event === 'message.delta' ? sse.send(chunk.event, { id: turn.messageId, text: chunk.text }) : sse.send(chunk.event, chunk);
     const result = await turn.run(emit);
     if (!result.sideStored) recorder?.discard();
-    if (result.status === 'aborted') return sse.end();
+    if (result.status === 'aborted') {
+      // Stopped on purpose (a resumable turn): its stream ends as a replay of it would.
+      if (recorder && result.sideStored) {
+        const [event, data] = this.resume!.closingFrame(turn.messageId, result);
+        sse.push(event, JSON.parse(data) as Record<string, unknown>);
+        sse.push('done', session);
+      }
+      return sse.end();
+    }
     if (result.failure === undefined) sse.push('message.end', { id: turn.messageId });
     else {
       const { body } = toErrorBody(result.failure);

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import Negotiator from 'negotiator';
 import { CONTENT_TYPE_SSE, RESTAP_OPTIONS } from '../../../../restap.constants';
-import { LAST_EVENT_ID_HEADER } from '../../../../wire/constants';
+import { ERROR_CODES, LAST_EVENT_ID_HEADER } from '../../../../wire/constants';
 import { InvalidLastEventIdException, MissingSessionIdException, NotAcceptableException, TurnNotFoundException } from '../../../../exceptions';
 import type { ResolvedRestapOptions, RestapTalkResumeOptions } from '../../../../interfaces/restap-options.interface';
 import type { TurnEnding } from '../../../../core/talk/talk.service';
@@ -15,6 +15,7 @@ import { writeJson } from '../../../kit/http/restap-json.writer';
 import { DoorStreams } from '../../../kit/http/door-streams';
 import { SseWriter } from '../sse.writer';
 import { TalkFrameRecorder, type KeptFrame } from './talk-frame.recorder';
+import { TalkStops } from './talk-stops';
 
 /** A resume request that passed validation. */
 export interface AcceptedResume {
@@ -53,6 +54,7 @@ export class TalkResume {
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly store: TalkFrameStore,
     private readonly streams: DoorStreams,
+    private readonly stops: TalkStops,
     @Optional() private readonly drain?: RestapDrain,
   ) {
     this.config = options.talk.enabled ? options.talk.resume : false;
@@ -65,6 +67,33 @@ export class TalkResume {
     return new TalkFrameRecorder(this.store, messageId, hashSessionId(sessionId), config);
   }
 
+  /** Lets `DELETE {talk path}/{message_id}` stop a running turn, from any replica, until the returned function is called. */
+  follow(messageId: string, sessionId: string | undefined, stop: () => void): () => void {
+    if (!this.config || sessionId === undefined) return () => undefined;
+    return this.stops.follow(messageId, hashSessionId(sessionId), stop);
+  }
+
+  /**
+   * Answers `DELETE {talk path}/{message_id}` (validated like a resume): 202 `stopping` when the
+   * turn runs (here: stopped at once; elsewhere: within two `pollMs`), 200 `ended` when it is over,
+   * 404 turn_not_found when nothing of it is kept for that session. Never rejects.
+   */
+  async stop(resume: AcceptedResume, res: Response): Promise<void> {
+    const config = this.config as Required<RestapTalkResumeOptions>;
+    try {
+      let status: 'stopping' | 'ended' | 'unknown' = this.stops.stopHere(resume.messageId, resume.keyHash) ? 'stopping' : 'unknown';
+      if (status === 'unknown') status = await this.store.askStop(resume.messageId, resume.keyHash);
+      if (status === 'unknown') {
+        await sleep(config.flushMs + config.pollMs);
+        status = this.stops.stopHere(resume.messageId, resume.keyHash) ? 'stopping' : await this.store.askStop(resume.messageId, resume.keyHash);
+      }
+      if (status === 'unknown') throw new TurnNotFoundException();
+      writeJson(res, status === 'stopping' ? 202 : 200, JSON.stringify({ status, message_id: resume.messageId }));
+    } catch (error) {
+      this.fail(res, error);
+    }
+  }
+
   /** The frame a kept turn closes with, as the live stream writes it (TalkResponder.stream). */
   closingFrame(messageId: string, ending: TurnEnding): KeptFrame {
     if (ending.status === 'complete') return ['message.end', JSON.stringify({ event: 'message.end', id: messageId })];
@@ -72,13 +101,13 @@ export class TalkResume {
       const { body } = toErrorBody(ending.failure);
       return ['error', JSON.stringify({ event: 'error', message: body.message, error: body.error })];
     }
-    return ['error', JSON.stringify({ event: 'error', message: 'The turn was stopped before its reply was complete.', error: 'agent_interrupted' })];
+    return ['error', JSON.stringify({ event: 'error', message: 'The turn was stopped before its reply was complete.', error: ERROR_CODES.turnStopped })];
   }
 
-  /** Validates a resume request; throws the matching RestapException. */
-  accept(req: Request, messageId: string): AcceptedResume {
+  /** Validates a resume (or, with `stop`, a stop) request; throws the matching RestapException. */
+  accept(req: Request, messageId: string, stop = false): AcceptedResume {
     const accept = req.headers.accept?.trim();
-    if (accept && !new Negotiator({ headers: { accept } }).mediaType([CONTENT_TYPE_SSE])) {
+    if (!stop && accept && !new Negotiator({ headers: { accept } }).mediaType([CONTENT_TYPE_SSE])) {
       throw new NotAcceptableException(`A resumed /talk stream is ${CONTENT_TYPE_SSE}; Accept ${JSON.stringify(accept)} does not allow it.`);
     }
     // The header only: a session_id is a secret and never belongs in a URL.
@@ -111,14 +140,14 @@ export class TalkResume {
       this.streams.hold(req, res);
       if (summary.ended && resume.afterId >= summary.lastId) return this.finish(resume, res, resume.afterId === summary.lastId);
       const deadline = summary.startedAt.getTime() + this.options.talk.timeoutMs + config.flushMs + STORE_MARGIN_MS;
-      await this.follow(resume, res, deadline);
+      await this.replayAndFollow(resume, res, deadline);
     } catch (error) {
       this.fail(res, error);
     }
   }
 
   /** Replays the kept frames after `afterId`, then follows the turn until its closing row, then `done`. */
-  private async follow(resume: AcceptedResume, res: Response, deadline: number): Promise<void> {
+  private async replayAndFollow(resume: AcceptedResume, res: Response, deadline: number): Promise<void> {
     const config = this.config as Required<RestapTalkResumeOptions>;
     const sse = new SseWriter(res, this.options.talk.heartbeatMs, { retryMs: config.retryMs });
     sse.open();
