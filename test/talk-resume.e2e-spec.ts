@@ -1,7 +1,7 @@
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { Client } from 'pg';
-import { RestapClient, type TalkEvent } from 'restap-client';
+import { RestapClient, formatReport, runConformance, type TalkEvent } from 'restap-client';
 import { hashSessionId } from '../libs/restap/src/sessions/session-id';
 import { startFakeLlm, type FakeLlm } from './support/fake-llm';
 import { createTestDatabase, usingServer, type TestDatabase } from './support/test-database';
@@ -362,6 +362,13 @@ describe('issue 37: resumable /talk streams on two replicas', () => {
     expect(frames.map((f) => [f.id, f.event])).toEqual([['2', 'message.delta'], ['3', 'error'], ['4', 'done']]);
     expect(JSON.parse(frames[1].data)).toEqual({ event: 'error', error: 'agent_interrupted', message: expect.any(String) });
     expect(JSON.parse(frames[2].data)).toEqual({ event: 'done', session_id: session });
+  });
+
+  it('plain RESTAP clients never notice: restap check passes every MUST and SHOULD rule against a replica with talk.resume', async () => {
+    const report = await runConformance(a.url, { timeoutMs: 30_000 });
+    const failed = report.results.filter((r) => r.status === 'fail' && (r.level === 'MUST' || r.level === 'SHOULD'));
+    if (failed.length) throw new Error(formatReport(report));
+    expect(report.results.find((r) => r.id === 'sse.event-order')?.status).toBe('pass');
   });
 
   it('the catalog declares the extension on the talk capability', async () => {
