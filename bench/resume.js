@@ -4,7 +4,8 @@
  * agents on one fresh database, identical but for RESTAP_TALK_RESUME (0 / 1), measured in
  * alternating pairs so a busy machine weighs on both alike: POST /talk SSE streams/s (every frame
  * numbered, the turn's frames written with the turn) and POST /talk JSON req/s (unchanged path),
- * with the agents' CPU per request. The median pair's ratio is reported; the JSON row, whose path
+ * with the agents' CPU per request; then the database's share alone (the turn write, with and
+ * without the frames' INSERT after it, raw pg). The median pair's ratio is reported; the JSON row, whose path
  * the option does not touch, shows how far apart two identical agents measure on this machine.
  * Env: BENCH_DATABASE_URL, BENCH_DATABASE_NAME (default restap_bench_resume), BENCH_SKIP_BUILD=1,
  * BENCH_SECONDS (per run, default 3), BENCH_ROUNDS (pairs, default 10).
@@ -42,6 +43,60 @@ async function abba(rounds, baseline, scenario) {
   return { ...sorted[Math.floor(sorted.length / 2)], ratios: pairs.map((p) => p.ratio.toFixed(2)).join(', ') };
 }
 
+/**
+ * The database's share alone, from 16 raw pg clients in alternating pairs: the module's own turn
+ * write (8 turns a statement, as under load), alone and followed by the frames INSERT of those
+ * turns' final runs (what 8 short resumable SSE turns add).
+ */
+async function statementRow(url, fmt) {
+  const { randomBytes } = require('node:crypto');
+  const dist = path.join(__dirname, '..', 'dist', 'apps', 'sample-agent', 'libs', 'restap', 'src', 'persistence');
+  const { APPEND_TURNS } = require(path.join(dist, 'typeorm-session.store.js'));
+  const { APPEND_FRAMES } = require(path.join(dist, 'typeorm-talk-frame.store.js'));
+  const pool = new db.Pool({ connectionString: url, max: CONNECTIONS });
+  const TURNS = 8;
+  const params = (frames) => {
+    const keys = [];
+    const ids = [];
+    const cols = [[], [], [], [], [], []];
+    for (let k = 0; k < TURNS; k++) {
+      const key = randomBytes(32);
+      const msg = `msg_${randomBytes(9).toString('base64url')}`;
+      keys.push(key, key);
+      ids.push(`msg_${randomBytes(9).toString('base64url')}`, msg);
+      if (frames) {
+        const kept = JSON.stringify([
+          ['message.start', JSON.stringify({ event: 'message.start', id: msg })],
+          ['message.delta', JSON.stringify({ event: 'message.delta', id: msg, text: 'Hello from the bench.' })],
+          ['message.end', JSON.stringify({ event: 'message.end', id: msg })],
+        ]);
+        [msg, 1, 3, key, kept, 'final'].forEach((v, c) => cols[c].push(v));
+      }
+    }
+    const now = new Date().toISOString();
+    const base = [keys, ids, keys.map((_, i) => (i % 2 ? 'assistant' : 'user')), keys.map(() => 'hi'), keys.map(() => 'complete'), keys.map(() => now), keys.map(() => null)];
+    return { turns: base, frames: cols };
+  };
+  const turnsOnly = async () => {
+    await pool.query({ name: APPEND_TURNS.name, text: APPEND_TURNS.text, values: params(false).turns });
+  };
+  // Pessimistic: the frames' INSERT waits for the turn's here; the module does not wait for it.
+  const turnsThenFrames = async () => {
+    const { turns, frames } = params(true);
+    await pool.query({ name: APPEND_TURNS.name, text: APPEND_TURNS.text, values: turns });
+    await pool.query({ name: APPEND_FRAMES.name, text: APPEND_FRAMES.text, values: frames });
+  };
+  const run = (op) => () => load.loop({ op, concurrency: CONNECTIONS, seconds: SECONDS });
+  try {
+    const pair = await abba(ROUNDS, run(turnsOnly), run(turnsThenFrames));
+    console.log(
+      `DB share (${TURNS} turns a statement, raw pg): turn write then the frames' final runs ${fmt(pair.run.rps)}/s (p50 ${fmt(pair.run.p50, 2)} ms) vs the turn write alone ${fmt(pair.base.rps)}/s (p50 ${fmt(pair.base.p50, 2)} ms) = ${fmt(pair.ratio, 3)}x median; per pair ${pair.ratios}; errors ${pair.run.errors + pair.base.errors}`,
+    );
+  } finally {
+    await pool.end();
+  }
+}
+
 async function main() {
   if (!process.env.BENCH_SKIP_BUILD) execSync('npm run build', { stdio: 'inherit', cwd: path.join(__dirname, '..') });
   const database = await db.freshDatabase(SERVER, process.env.BENCH_DATABASE_NAME || 'restap_bench_resume');
@@ -65,6 +120,7 @@ async function main() {
         `${name}: resume on ${fmt(pair.run.rps)}/s (CPU ${fmt(pair.run.cpuPerReq, 3)} ms/req) vs off ${fmt(pair.base.rps)}/s (CPU ${fmt(pair.base.cpuPerReq, 3)} ms/req) = ${fmt(pair.ratio, 3)}x median; per pair ${pair.ratios}; errors ${errors}`,
       );
     }
+    await statementRow(database.url, fmt);
   } finally {
     await off.stop();
     await on.stop();

@@ -1,5 +1,4 @@
 import type { TalkFramesState } from './entities/restap-talk-frame.entity';
-import type { TurnSideRow } from './session.store';
 
 export type { TalkFramesState };
 
@@ -40,11 +39,9 @@ export interface TalkFramesSummary {
  * turn reads as none.
  */
 export abstract class TalkFrameStore {
-  /** Writes a running turn's frames; concurrent calls share one statement. Resolves once committed. */
+  /** Writes a run of a turn's frames; concurrent calls (every turn of the instance) share one statement. Resolves once committed. */
   abstract append(row: TalkFramesRow): Promise<void>;
-  /** The row closing a turn, written in the statement that stores the turn (see TurnSideRow). */
-  abstract closingRow(row: TalkFramesRow): TurnSideRow;
-  /** Rows of the turn holding event ids after `afterId`, in order, at most `limit`. */
+  /** Rows of the turn holding event ids after `afterId`, and its final (or cut) row, in order, at most `limit`. */
   abstract read(messageId: string, keyHash: Buffer, afterId: number, limit: number): Promise<StoredTalkFrames[]>;
   /** What is kept of the turn, or undefined. */
   abstract summary(messageId: string, keyHash: Buffer): Promise<TalkFramesSummary | undefined>;

@@ -1,37 +1,22 @@
 import { Injectable } from '@nestjs/common';
 import { GroupCommit } from './group-commit';
 import { RestapSql, statement } from './restap-sql';
-import type { TurnSideRow, TurnSideTable } from './session.store';
 import { TalkFrameStore, type StoredTalkFrames, type TalkFramesRow, type TalkFramesState, type TalkFramesSummary } from './talk-frame.store';
 
 const COLUMNS = 'message_id, first_id, last_id, key_hash, frames, state';
 
 /** Every running turn's frames that waited meanwhile, in one INSERT (see GroupCommit). */
-const APPEND_FRAMES = statement(
+export const APPEND_FRAMES = statement(
   `INSERT INTO restap_talk_frames (${COLUMNS})
    SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::bytea[], $5::text[], $6::text[])
    ON CONFLICT (message_id, first_id) DO NOTHING`,
   'talk.frames-append',
 );
 
-/** The closing row of a turn, written by the turn's own statement (a data-modifying CTE, see TurnSideTable). */
-export const TALK_FRAMES_SIDE: TurnSideTable = {
-  name: 'talk.frames-close',
-  columns: [
-    ['message_id', 'text[]'],
-    ['first_id', 'int[]'],
-    ['last_id', 'int[]'],
-    ['key_hash', 'bytea[]'],
-    ['frames', 'text[]'],
-    ['state', 'text[]'],
-  ],
-  write: (rows) => `INSERT INTO restap_talk_frames (${COLUMNS}) SELECT ${COLUMNS} FROM ${rows} ON CONFLICT (message_id, first_id) DO NOTHING`,
-};
-
-/** The rows after an event id: a range scan of the primary key (message_id, first_id), the session checked on each. */
+/** The rows after an event id (and the turn's last): a range scan of the primary key (message_id, first_id), the session checked on each. */
 const READ_FRAMES = statement(
   `SELECT first_id, last_id, frames, state FROM restap_talk_frames
-   WHERE message_id = $1 AND key_hash = $2 AND last_id > $3 AND first_id > 0
+   WHERE message_id = $1 AND key_hash = $2 AND (last_id > $3 OR state <> 'open') AND first_id > 0
    ORDER BY first_id LIMIT $4`,
   'talk.frames-read',
 );
@@ -80,10 +65,6 @@ export class TypeOrmTalkFrameStore extends TalkFrameStore {
 
   append(row: TalkFramesRow): Promise<void> {
     return this.appends.submit('frames', row);
-  }
-
-  closingRow(row: TalkFramesRow): TurnSideRow {
-    return { table: TALK_FRAMES_SIDE, values: [row.messageId, row.firstId, row.lastId, row.keyHash, row.frames, row.state] };
   }
 
   async read(messageId: string, keyHash: Buffer, afterId: number, limit: number): Promise<StoredTalkFrames[]> {

@@ -44,8 +44,6 @@ export interface TurnRequest {
 export interface TurnEnding {
   status: TalkTurnStatus;
   text: string;
-  /** Why the turn failed (status 'error'), as the door will show it: `toErrorBody(failure)`. */
-  failure?: unknown;
 }
 
 /** Why a door stops a turn: its client left (`disconnect`), or it was cancelled on purpose (`cancel`). */
@@ -186,9 +184,8 @@ export class TalkService {
       return withSide({ status: 'aborted', text: outcome.text }, await this.recordQuietly(turn, outcome));
     }
     if (outcome.status === 'error') {
-      const failure = this.failureOf(outcome, turn);
-      const sideStored = await this.recordQuietly(turn, outcome, failure);
-      return withSide({ status: 'error', text: outcome.text, failure }, sideStored);
+      const sideStored = await this.recordQuietly(turn, outcome);
+      return withSide({ status: 'error', text: outcome.text, failure: this.failureOf(outcome, turn) }, sideStored);
     }
     let sideStored: boolean;
     try {
@@ -204,7 +201,7 @@ export class TalkService {
    * Appends the user message and the reply (with how it ended) to the session, when there is one,
    * and the door's side row with them when it gives one. True when a side row was stored.
    */
-  private async record(turn: TurnState, outcome: TalkOutcome, failure?: unknown): Promise<boolean> {
+  private async record(turn: TurnState, outcome: TalkOutcome): Promise<boolean> {
     if (!turn.keyHash) return false;
     const turns: NewTalkTurn[] = [
       { role: 'user', content: turn.message, messageId: turn.userMessageId, status: 'complete', createdAt: turn.receivedAt },
@@ -212,7 +209,7 @@ export class TalkService {
     ];
     const { store } = this;
     if (turn.side && store.appendTurnsWith) {
-      const side = turn.side({ status: outcome.status, text: outcome.text, ...(failure === undefined ? {} : { failure }) });
+      const side = turn.side({ status: outcome.status, text: outcome.text });
       if (side) {
         await store.appendTurnsWith(turn.keyHash, turns, side);
         return true;
@@ -222,9 +219,9 @@ export class TalkService {
     return false;
   }
 
-  private async recordQuietly(turn: TurnState, outcome: TalkOutcome, failure?: unknown): Promise<boolean> {
+  private async recordQuietly(turn: TurnState, outcome: TalkOutcome): Promise<boolean> {
     try {
-      return await this.record(turn, outcome, failure);
+      return await this.record(turn, outcome);
     } catch (error) {
       this.logFailure(`Could not store an ${outcome.status} /talk turn`, error, turn);
       return false;

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { RESTAP_OPTIONS } from '../../../restap.constants';
+import { ERROR_CODES, RESTAP_OPTIONS } from '../../../restap.constants';
 import { RestapException } from '../../../exceptions';
 import { toErrorBody } from '../../kit/http/restap-exception.filter';
 import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
@@ -72,8 +72,6 @@ export class TalkResponder {
         message: accepted.message,
         sessionId: accepted.sessionId,
         caller: callerOf(req),
-        // The frames not yet kept, and the one closing the stream, are written with the turn.
-        ...(resumable ? { side: (ending) => (recorder && turn ? recorder.closing(this.resume!.closingFrame(turn.messageId, ending)) : undefined) } : {}),
       });
       // Gone before it saw a frame: nobody knows this turn's id to resume it.
       if (gone) turn.stop('disconnect');
@@ -116,12 +114,10 @@ export class TalkResponder {
     const emit = (chunk: TalkChunk): Promise<void> | undefined =>
       chunk.event === 'message.delta' ? sse.send(chunk.event, { id: turn.messageId, text: chunk.text }) : sse.send(chunk.event, chunk);
     const result = await turn.run(emit);
-    if (!result.sideStored) recorder?.discard();
     if (result.status === 'aborted') {
-      // Stopped on purpose (a resumable turn): its stream ends as a replay of it would.
-      if (recorder && result.sideStored) {
-        const [event, data] = this.resume!.closingFrame(turn.messageId, result);
-        sse.push(event, JSON.parse(data) as Record<string, unknown>);
+      // A resumable turn is only aborted on purpose (DELETE): its stream, live or resumed, says so.
+      if (recorder) {
+        sse.push('error', { message: 'The turn was stopped before its reply was complete.', error: ERROR_CODES.turnStopped });
         sse.push('done', session);
       }
       return sse.end();

@@ -1,5 +1,4 @@
-import type { TurnSideRow } from '../../../../persistence/session.store';
-import type { TalkFrameStore } from '../../../../persistence/talk-frame.store';
+import type { TalkFrameStore, TalkFramesRow } from '../../../../persistence/talk-frame.store';
 import type { RestapTalkResumeOptions } from '../../../../interfaces/restap-options.interface';
 
 /** One kept frame: its event name and its data's JSON text. */
@@ -7,12 +6,14 @@ export type KeptFrame = [event: string, data: string];
 
 /**
  * Keeps the frames of one resumable /talk stream (`talk.resume`). Frames are numbered as the
- * stream numbers them (1 = message.start) and written in runs: a running turn's new frames go out
- * at most every `flushMs` (one batched INSERT for every turn of the instance), and whatever is left
- * when the turn ends rides the statement that stores the turn, with the frame closing it — so a
- * turn that ends within `flushMs` costs no statement of its own. Nothing of the session_id is kept:
- * message.start is kept without it (a resume adds the caller's back), `done` is not kept at all.
- * Past `maxFrames` or `maxBytes` the turn stops being kept and is marked `cut`.
+ * stream numbers them (1 = message.start) and written in runs, every turn of the instance sharing
+ * one batched INSERT: a running turn's new frames at most every `flushMs`, and, once the stream
+ * sends `done`, the rest with the frame that closed it (`message.end` or `error`, exactly as the
+ * live client got it) as the turn's `final` run. That write is not awaited by anyone (the live
+ * stream has ended; a resume waits for it) and touches no logged table: it costs no WAL flush and
+ * stays off the turn's own statement. Nothing of the session_id is kept: message.start is kept
+ * without it (a resume adds the caller's back), `done` is implied by the final run. Past
+ * `maxFrames` or `maxBytes` the turn stops being kept and its final run is marked `cut`.
  */
 export class TalkFrameRecorder {
   private pending: KeptFrame[] = [];
@@ -32,10 +33,12 @@ export class TalkFrameRecorder {
     private readonly limits: Required<Pick<RestapTalkResumeOptions, 'flushMs' | 'maxFrames' | 'maxBytes'>>,
   ) {}
 
-  /** The stream's next frame (SseWriter's `onFrame`). */
+  /** The stream's next frame (SseWriter's `onFrame`); `done` closes the record. */
   record(event: string, data: string): void {
     const id = this.nextId++;
-    if (this.closed || this.cut) return;
+    if (this.closed) return;
+    if (event === 'done') return this.close(id);
+    if (this.cut) return;
     const kept = event === 'message.start' ? JSON.stringify({ event, id: this.messageId }) : data;
     this.frames += 1;
     this.bytes += kept.length + event.length;
@@ -50,44 +53,41 @@ export class TalkFrameRecorder {
     this.timer ??= setTimeout(() => this.flush(), this.limits.flushMs);
   }
 
-  /**
-   * The row closing the turn, with the frame the stream is about to close with (its id is the
-   * next one), for the statement storing the turn. A row written there exists exactly when the
-   * turn is stored. No more frames are kept after it.
-   */
-  closing(frame: KeptFrame): TurnSideRow {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    this.closed = true;
-    const id = this.nextId;
-    if (this.cut) {
-      return this.store.closingRow({ messageId: this.messageId, keyHash: this.keyHash, firstId: id, lastId: id, frames: '[]', state: 'cut' });
-    }
-    if (!this.pending.length) this.firstId = id;
-    this.pending.push(frame);
-    const row = this.row('final');
-    this.pending = [];
-    return this.store.closingRow(row);
-  }
-
-  /** Stops keeping frames (the turn ended without a row closing it). */
+  /** Stops keeping frames: the stream ended without `done`; a resume of it ends with agent_interrupted. */
   discard(): void {
     clearTimeout(this.timer);
     this.closed = true;
     this.pending = [];
   }
 
+  /** `done` went out (its id is `doneId`): the final run, or a `cut` marker, is written. */
+  private close(doneId: number): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.closed = true;
+    if (this.cut) {
+      const marker = { messageId: this.messageId, keyHash: this.keyHash, firstId: doneId, lastId: doneId - 1, frames: '[]', state: 'cut' as const };
+      return void this.store.append(marker).catch(() => undefined);
+    }
+    if (!this.pending.length) return void this.store.append({ ...this.row('final'), firstId: doneId, lastId: doneId - 1 }).catch(() => undefined);
+    this.write('final');
+  }
+
   private flush(): void {
     this.timer = undefined;
     if (this.closed || !this.pending.length) return;
-    const row = this.row('open');
+    this.write('open');
+  }
+
+  private write(state: 'open' | 'final'): void {
+    const row = this.row(state);
     this.pending = [];
     // A run that could not be written leaves a gap: a resume waits at it, then ends the stream
     // with agent_interrupted — the live stream itself goes on.
     this.store.append(row).catch(() => undefined);
   }
 
-  private row(state: 'open' | 'final') {
+  private row(state: 'open' | 'final'): TalkFramesRow {
     return {
       messageId: this.messageId,
       keyHash: this.keyHash,

@@ -2,10 +2,9 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import Negotiator from 'negotiator';
 import { CONTENT_TYPE_SSE, RESTAP_OPTIONS } from '../../../../restap.constants';
-import { ERROR_CODES, LAST_EVENT_ID_HEADER } from '../../../../wire/constants';
+import { LAST_EVENT_ID_HEADER } from '../../../../wire/constants';
 import { InvalidLastEventIdException, MissingSessionIdException, NotAcceptableException, TurnNotFoundException } from '../../../../exceptions';
 import type { ResolvedRestapOptions, RestapTalkResumeOptions } from '../../../../interfaces/restap-options.interface';
-import type { TurnEnding } from '../../../../core/talk/talk.service';
 import { RestapDrain } from '../../../../core/lifecycle/restap-drain.service';
 import { hashSessionId, resolveSessionId } from '../../../../sessions/session-id';
 import { TalkFrameStore, type StoredTalkFrames } from '../../../../persistence/talk-frame.store';
@@ -92,16 +91,6 @@ export class TalkResume {
     } catch (error) {
       this.fail(res, error);
     }
-  }
-
-  /** The frame a kept turn closes with, as the live stream writes it (TalkResponder.stream). */
-  closingFrame(messageId: string, ending: TurnEnding): KeptFrame {
-    if (ending.status === 'complete') return ['message.end', JSON.stringify({ event: 'message.end', id: messageId })];
-    if (ending.status === 'error' && ending.failure !== undefined) {
-      const { body } = toErrorBody(ending.failure);
-      return ['error', JSON.stringify({ event: 'error', message: body.message, error: body.error })];
-    }
-    return ['error', JSON.stringify({ event: 'error', message: 'The turn was stopped before its reply was complete.', error: ERROR_CODES.turnStopped })];
   }
 
   /** Validates a resume (or, with `stop`, a stop) request; throws the matching RestapException. */
