@@ -4,11 +4,12 @@
  * agents on one fresh database, identical but for RESTAP_TALK_RESUME (0 / 1), measured in
  * alternating pairs so a busy machine weighs on both alike: POST /talk SSE streams/s (every frame
  * numbered, the turn's frames written with the turn) and POST /talk JSON req/s (unchanged path),
- * with the agents' CPU per request; then the database's share alone (the turn write, with and
- * without the frames' INSERT after it, raw pg). The median pair's ratio is reported; the JSON row, whose path
+ * with the agents' CPU per request; then the database's share alone (the frames' INSERT beside the turn
+ * write, each alone, raw pg). The median pair's ratio is reported; the JSON row, whose path
  * the option does not touch, shows how far apart two identical agents measure on this machine.
  * Env: BENCH_DATABASE_URL, BENCH_DATABASE_NAME (default restap_bench_resume), BENCH_SKIP_BUILD=1,
- * BENCH_SECONDS (per run, default 3), BENCH_ROUNDS (pairs, default 10).
+ * BENCH_SECONDS (per run, default 3), BENCH_ROUNDS (pairs, default 10), BENCH_RESUME_ROWS=db (the
+ * database row only).
  */
 const { execSync } = require('node:child_process');
 const path = require('node:path');
@@ -45,8 +46,9 @@ async function abba(rounds, baseline, scenario) {
 
 /**
  * The database's share alone, from 16 raw pg clients in alternating pairs: the module's own turn
- * write (8 turns a statement, as under load), alone and followed by the frames INSERT of those
- * turns' final runs (what 8 short resumable SSE turns add).
+ * write (8 turns a statement, as under load) and the frames INSERT of those turns' final runs
+ * (what 8 short resumable SSE turns add), each alone: their statements/s give the INSERT's cost as
+ * a share of the turn write's.
  */
 async function statementRow(url, fmt) {
   const { randomBytes } = require('node:crypto');
@@ -80,17 +82,15 @@ async function statementRow(url, fmt) {
   const turnsOnly = async () => {
     await pool.query({ name: APPEND_TURNS.name, text: APPEND_TURNS.text, values: params(false).turns });
   };
-  // Pessimistic: the frames' INSERT waits for the turn's here; the module does not wait for it.
-  const turnsThenFrames = async () => {
-    const { turns, frames } = params(true);
-    await pool.query({ name: APPEND_TURNS.name, text: APPEND_TURNS.text, values: turns });
-    await pool.query({ name: APPEND_FRAMES.name, text: APPEND_FRAMES.text, values: frames });
+  const framesOnly = async () => {
+    await pool.query({ name: APPEND_FRAMES.name, text: APPEND_FRAMES.text, values: params(true).frames });
   };
   const run = (op) => () => load.loop({ op, concurrency: CONNECTIONS, seconds: SECONDS });
   try {
-    const pair = await abba(ROUNDS, run(turnsOnly), run(turnsThenFrames));
+    // Statements per second of each, alone: the frames' INSERT costs the database turn-write/frames of a turn write.
+    const pair = await abba(ROUNDS, run(framesOnly), run(turnsOnly));
     console.log(
-      `DB share (${TURNS} turns a statement, raw pg): turn write then the frames' final runs ${fmt(pair.run.rps)}/s (p50 ${fmt(pair.run.p50, 2)} ms) vs the turn write alone ${fmt(pair.base.rps)}/s (p50 ${fmt(pair.base.p50, 2)} ms) = ${fmt(pair.ratio, 3)}x median; per pair ${pair.ratios}; errors ${pair.run.errors + pair.base.errors}`,
+      `DB share (raw pg, ${CONNECTIONS} clients): the frames INSERT of ${TURNS} turns' final runs ${fmt(pair.base.rps)}/s (p50 ${fmt(pair.base.p50, 2)} ms) vs the turn write of ${TURNS} turns ${fmt(pair.run.rps)}/s (p50 ${fmt(pair.run.p50, 2)} ms): the frames add ${fmt(100 * pair.ratio, 1)} % of a turn write's database time (median pair; per pair ${pair.ratios}); errors ${pair.run.errors + pair.base.errors}`,
     );
   } finally {
     await pool.end();
@@ -113,7 +113,8 @@ async function main() {
   };
   const fmt = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : 'n/a');
   try {
-    for (const [name, accept] of [['talk SSE streams', 'text/event-stream'], ['talk JSON POST', undefined]]) {
+    const rows = process.env.BENCH_RESUME_ROWS === 'db' ? [] : [['talk SSE streams', 'text/event-stream'], ['talk JSON POST', undefined]];
+    for (const [name, accept] of rows) {
       const pair = await abba(ROUNDS, run(off, accept), run(on, accept));
       const errors = pair.run.errors + pair.run.non2xx + pair.base.errors + pair.base.non2xx;
       console.log(
