@@ -47,6 +47,7 @@ export class AppModule {
             ...(config.heartbeatMs ? { heartbeatMs: config.heartbeatMs } : {}),
             ...(config.maxStreams ? { maxStreams: config.maxStreams } : {}),
             ...(config.maxStreamsPerClient ? { maxStreamsPerClient: config.maxStreamsPerClient } : {}),
+            ...(config.resume ? { resume: true } : {}),
           },
           // Held polls (GET /news?wait=) are open connections too: the same caps as SSE streams.
           news: {

@@ -32,6 +32,11 @@ export interface SampleConfig {
   orphanAfterMs?: number;
   /** RESTAP_ACCESS_LOG=1: one log line per request (method, path with session_id redacted, status, ms). */
   accessLog?: boolean;
+  /**
+   * RESTAP_TALK_RESUME=0 turns resumable /talk streams (talk.resume, docs/resumable-talk.md) off;
+   * on by default from the environment. Unset in code (tests): off.
+   */
+  resume?: boolean;
   /** RESTAP_PLAYGROUND=0 turns the playground page (and the redirect of GET / to it) off; on by default. */
   playground?: boolean;
   /** RESTAP_AGUI=0 turns the AG-UI door (POST /ag-ui) off; on by default, like the MCP and A2A doors. */
@@ -82,6 +87,7 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
     accessLog: env.RESTAP_ACCESS_LOG === '1',
     playground: env.RESTAP_PLAYGROUND !== '0',
     agui: env.RESTAP_AGUI !== '0',
+    resume: env.RESTAP_TALK_RESUME !== '0',
     packagesDir: resolve(env.RESTAP_PACKAGES_DIR || 'dist/packages'),
     requireApproval: listFromEnv(env.RESTAP_REQUIRE_APPROVAL),
     captureContent: env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true' ? true : undefined,

@@ -182,3 +182,24 @@ describe('resolveOptions: telemetry (issue 36, item 6: content only when opted i
     expect(failure({ agent, telemetry: { captureContent: 'yes' } })).toMatch(/telemetry\.captureContent/);
   });
 });
+
+describe('resolveOptions: talk.resume (issue 37)', () => {
+  it('is off by default; true takes every documented default', () => {
+    expect(resolveOptions({ agent }).talk.resume).toBe(false);
+    expect(resolveOptions({ agent, talk: { resume: true } }).talk.resume).toEqual({ graceMs: 300_000, maxFrames: 10_000, maxBytes: 1_048_576, flushMs: 200, pollMs: 250, retryMs: 1_000 });
+    expect(resolveOptions({ agent, talk: { resume: { graceMs: 0, flushMs: 50 } } }).talk.resume).toMatchObject({ graceMs: 0, flushMs: 50, pollMs: 250 });
+  });
+
+  it('needs sessions and streaming: a stream is resumed with the session_id that owns it', () => {
+    expect(failure({ agent, talk: { resume: true, sessions: false } })).toMatch(/talk\.resume needs talk\.sessions and talk\.streaming/);
+    expect(failure({ agent, talk: { resume: true, streaming: false } })).toMatch(/talk\.resume needs/);
+  });
+
+  it.each([[{ flushMs: 0 }], [{ pollMs: -1 }], [{ maxFrames: 1.5 }], [{ retryMs: Number.NaN }]])('refuses %j with the option named', (given) => {
+    expect(failure({ agent, talk: { resume: given } })).toMatch(new RegExp(`talk\\.resume\\.${Object.keys(given)[0]} must be an integer`));
+  });
+
+  it('refuses a value that is not true, false or an object', () => {
+    expect(failure({ agent, talk: { resume: 'yes' } })).toMatch(/talk\.resume must be true, false or an object/);
+  });
+});

@@ -1,7 +1,7 @@
 import { CAPABILITY_ID_PATTERN } from './restap.constants';
 import { RestapBootstrapError } from './exceptions/restap-bootstrap.error';
 import { createHash } from 'node:crypto';
-import type { ResolvedRestapA2aOptions, ResolvedRestapApprovalOptions, ResolvedRestapOptions, RestapCorsOptions, RestapMcpOptions, RestapModuleOptions, RestapPlaygroundOptions, RestapAguiOptions, RestapRateLimitOptions, RestapTelemetryOptions } from './interfaces/restap-options.interface';
+import type { ResolvedRestapA2aOptions, ResolvedRestapApprovalOptions, ResolvedRestapOptions, RestapCorsOptions, RestapMcpOptions, RestapModuleOptions, RestapPlaygroundOptions, RestapAguiOptions, RestapRateLimitOptions, RestapTelemetryOptions, RestapTalkOptions, RestapTalkResumeOptions } from './interfaces/restap-options.interface';
 
 const positiveInt = (value: unknown, field: string, required = false): void => {
   if ((required || value !== undefined) && (!Number.isInteger(value) || (value as number) <= 0)) {
@@ -102,6 +102,7 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
       tools: talk?.tools ?? true,
       title: talk?.title ?? 'Talk to agent',
       description: talk?.description ?? 'Send messages to the agent (triggers LLM processing)',
+      resume: resolveResume(talk),
     },
     news: {
       enabled: news !== undefined,
@@ -297,4 +298,34 @@ function resolveAgui(value: RestapModuleOptions['agui']): Required<RestapAguiOpt
     throw new RestapBootstrapError(`RestapModule option agui.path must be a path such as '/ag-ui' (segments of letters, digits, '-', '_', '.', '~'), got ${JSON.stringify(path)}.`);
   }
   return { enabled, path };
+}
+
+/** `talk.resume` with its defaults; a resume that cannot work (no sessions, no streaming) fails startup. */
+function resolveResume(talk: RestapTalkOptions | undefined): Required<RestapTalkResumeOptions> | false {
+  const resume = talk?.resume;
+  if (resume === undefined || resume === false) return false;
+  if (resume !== true && (typeof resume !== 'object' || resume === null || Array.isArray(resume))) {
+    throw new RestapBootstrapError(`RestapModule option talk.resume must be true, false or an object, got ${JSON.stringify(resume)}.`);
+  }
+  if (talk?.sessions === false || talk?.streaming === false) {
+    throw new RestapBootstrapError(
+      'RestapModule option talk.resume needs talk.sessions and talk.streaming: a stream is resumed with the session_id that owns it. Turn them on, or drop talk.resume.',
+    );
+  }
+  const given = resume === true ? {} : resume;
+  const resolved = {
+    graceMs: given.graceMs ?? 300_000,
+    maxFrames: given.maxFrames ?? 10_000,
+    maxBytes: given.maxBytes ?? 1_048_576,
+    flushMs: given.flushMs ?? 200,
+    pollMs: given.pollMs ?? 250,
+    retryMs: given.retryMs ?? 1_000,
+  };
+  for (const [key, value] of Object.entries(resolved)) {
+    const least = key === 'graceMs' || key === 'retryMs' ? 0 : 1;
+    if (!Number.isInteger(value) || value < least) {
+      throw new RestapBootstrapError(`RestapModule option talk.resume.${key} must be an integer >= ${least}, got ${JSON.stringify(value)}.`);
+    }
+  }
+  return resolved;
 }

@@ -41,6 +41,7 @@ import { DoorStreams } from './doors/kit/http/door-streams';
 import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
 import { CapabilityInvoker } from './core/invoker/capability-invoker';
 import { CapabilityTools } from './core/tools/capability-tools';
+import { TALK_RESUME_PROVIDERS } from './doors/restap/talk/resume';
 import { ApprovalService } from './core/approvals/approval.service';
 import { RESTAP_APPROVAL_STORE } from './persistence/approval.store';
 import { TypeOrmApprovalStore } from './persistence/typeorm-approval.store';
@@ -108,6 +109,7 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     { provide: RESTAP_SESSION_STORE, useClass: TypeOrmSessionStore },
     TalkService,
     TalkResponder,
+    ...TALK_RESUME_PROVIDERS,
     TalkBootstrap,
     { provide: NewsStore, useClass: TypeOrmNewsStore },
     NewsDispatcher,

@@ -71,6 +71,36 @@ export interface RestapTalkOptions {
   title?: string;
   /** Catalog description. */
   description?: string;
+  /**
+   * Resumable SSE streams (an extension plain RESTAP clients never notice, docs/resumable-talk.md):
+   * every frame of a /talk stream gets an `id:`, its frames are kept in PostgreSQL, and
+   * `GET {talk path}/{message_id}` with `Restap-Session-Id` and `Last-Event-ID` replays what
+   * followed on any replica, then follows the turn until `done`. With it on, a client that
+   * disconnects no longer stops the turn: it finishes and is stored (`talk.timeoutMs` still
+   * bounds it). Needs `talk.sessions` and `talk.streaming`. `true` takes every default.
+   * @default false
+   */
+  resume?: boolean | RestapTalkResumeOptions;
+}
+
+/** Bounds and timings of resumable /talk streams (see `RestapTalkOptions.resume`). */
+export interface RestapTalkResumeOptions {
+  /** How long a turn's frames stay resumable after the turn is stored, ms. @default 300000 (5 min) */
+  graceMs?: number;
+  /** Frames kept per turn; a turn past it cannot be resumed (its live stream is unaffected). @default 10000 */
+  maxFrames?: number;
+  /** Bytes of frame data kept per turn; a turn past it cannot be resumed. @default 1048576 (1 MiB) */
+  maxBytes?: number;
+  /**
+   * A running turn's new frames are written at most this often, ms: one INSERT carries what every
+   * turn of the instance produced meanwhile. A turn that ends sooner has all its frames written
+   * with the turn itself, in the same statement. @default 200
+   */
+  flushMs?: number;
+  /** How often a resumed stream looks for new frames of a turn still running (on any replica), ms. @default 250 */
+  pollMs?: number;
+  /** The SSE `retry:` hint sent first on every stream: how long a client should wait before resuming, ms. @default 1000 */
+  retryMs?: number;
 }
 
 /** Options of the `/news` endpoint. */
@@ -385,8 +415,10 @@ export interface RestapModuleOptions {
 /** Options with every default filled in; produced once by `resolveOptions()`. */
 export interface ResolvedRestapOptions {
   agent: RestapAgentInfo;
-  talk: Required<Omit<RestapTalkOptions, 'systemPrompt' | 'description' | 'contextBudget' | 'toolTimeoutMs'>> & {
+  talk: Required<Omit<RestapTalkOptions, 'systemPrompt' | 'description' | 'contextBudget' | 'toolTimeoutMs' | 'resume'>> & {
     systemPrompt?: string;
+    /** Resumable streams with every default filled in, or false. */
+    resume: Required<RestapTalkResumeOptions> | false;
     description: string;
     enabled: boolean;
     contextBudget: Required<RestapContextBudget>;

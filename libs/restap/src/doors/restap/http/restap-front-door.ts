@@ -68,8 +68,9 @@ export class RestapFrontDoor {
 
 /** The rate limit's counter a request takes a hit on: each route counts on its own, as the spec's endpoints do. */
 function bucketOf(req: Request, match: RouteMatch): string | undefined {
-  if (match.subpath) return undefined;
   const method = req.method;
+  // Below /talk only a resumable stream's turn is served (GET resumes it, DELETE stops it; talk.resume).
+  if (match.subpath) return match.route === 'talk' && (method === 'GET' || method === 'DELETE') ? 'talk.resume' : undefined;
   if (match.route === 'talk') return method === 'POST' ? 'talk' : undefined;
   if (match.route === 'news') return method === 'POST' ? 'news.write' : method === 'GET' || method === 'HEAD' ? 'news.read' : undefined;
   return undefined;
