@@ -46,7 +46,7 @@ describe('Embedded PostgreSQL (PGlite) is the zero-setup default, and keeps its 
     const rows = await ds.query(`SELECT key_hash FROM restap_sessions`);
     expect(rows.map((r: { key_hash: Buffer }) => Buffer.from(r.key_hash).toString())).toEqual(['written-before-restart']);
     const migrations = await ds.query(`SELECT name FROM migrations ORDER BY id`);
-    expect(migrations.map((m: { name: string }) => m.name)).toEqual([...RESTAP_MIGRATIONS.map((m) => m.name), 'SampleNotes1765000000000']); // the sample's own notes table (issue 40, item 12)
+    expect(migrations.map((m: { name: string }) => m.name)).toEqual([...RESTAP_MIGRATIONS.map((m) => m.name), 'SampleNotes1765900000000']); // the sample's own notes table (issue 40, item 12)
     expect(statSync(join(dataDir, 'PG_VERSION')).mtimeMs).toBe(pgVersion);
   });
 

@@ -126,7 +126,7 @@ describe('issue 37: resumable /talk streams on two replicas', () => {
 
   /** The assistant reply stored for a message id (what the session's next turn will see). */
   async function storedReply(messageId: string): Promise<{ content: string; status: string } | undefined> {
-    const { rows } = await sql.query<{ content: string; status: string }>(`SELECT content, status FROM restap_turns WHERE message_id = $1 AND role = 'assistant'`, [messageId]);
+    const { rows } = await sql.query<{ content: string; status: string }>(`SELECT content, status FROM restap_turns WHERE message_id = $1 AND role = 'assistant' AND status <> 'open'`, [messageId]);
     return rows[0];
   }
 
