@@ -169,19 +169,24 @@ function fingerprintOf(caller: { headers: Record<string, string | string[] | und
 }
 
 /** Path segments of URL-safe characters; no `.` or `..` segment, no trailing slash (the doors' paths). */
-const PLAYGROUND_PATH = /^(\/(?!\.{1,2}(?:\/|$))[A-Za-z0-9._~-]+)+$/;
+const DOOR_PATH = /^(\/(?!\.{1,2}(?:\/|$))[A-Za-z0-9._~-]+)+$/;
 
-function resolvePlayground(value: RestapModuleOptions['playground']): Required<RestapPlaygroundOptions> {
+/** A door switched by `{ enabled?, path? }` (the playground, AG-UI): off unless enabled, at `defaultPath`. */
+function resolveDoorSwitch(name: string, value: { enabled?: unknown; path?: unknown } | undefined, defaultPath: string): { enabled: boolean; path: string } {
   if (value !== undefined && (!value || typeof value !== 'object')) {
-    throw new RestapBootstrapError('RestapModule option playground must be { enabled?: boolean, path?: string }.');
+    throw new RestapBootstrapError(`RestapModule option ${name} must be { enabled?: boolean, path?: string }.`);
   }
   const enabled = value?.enabled ?? false;
-  const path = value?.path ?? '/playground';
-  if (typeof enabled !== 'boolean') throw new RestapBootstrapError('RestapModule option playground.enabled must be a boolean.');
-  if (typeof path !== 'string' || !PLAYGROUND_PATH.test(path)) {
-    throw new RestapBootstrapError(`RestapModule option playground.path must be a path such as '/playground' (segments of letters, digits, '-', '_', '.', '~'), got ${JSON.stringify(path)}.`);
+  const path = value?.path ?? defaultPath;
+  if (typeof enabled !== 'boolean') throw new RestapBootstrapError(`RestapModule option ${name}.enabled must be a boolean.`);
+  if (typeof path !== 'string' || !DOOR_PATH.test(path)) {
+    throw new RestapBootstrapError(`RestapModule option ${name}.path must be a path such as '${defaultPath}' (segments of letters, digits, '-', '_', '.', '~'), got ${JSON.stringify(path)}.`);
   }
   return { enabled, path };
+}
+
+function resolvePlayground(value: RestapModuleOptions['playground']): Required<RestapPlaygroundOptions> {
+  return resolveDoorSwitch('playground', value, '/playground');
 }
 
 /**
@@ -232,7 +237,7 @@ function resolveMcp(value: RestapModuleOptions['mcp']): Required<RestapMcpOption
   const path = value?.path ?? '/mcp';
   const allowedOrigins = value?.allowedOrigins ?? [];
   if (typeof enabled !== 'boolean') throw new RestapBootstrapError('RestapModule option mcp.enabled must be a boolean.');
-  if (typeof path !== 'string' || !PLAYGROUND_PATH.test(path)) {
+  if (typeof path !== 'string' || !DOOR_PATH.test(path)) {
     throw new RestapBootstrapError(`RestapModule option mcp.path must be a path such as '/mcp' (segments of letters, digits, '-', '_', '.', '~'), got ${JSON.stringify(path)}.`);
   }
   if (!Array.isArray(allowedOrigins) || !allowedOrigins.every((o) => typeof o === 'string' && o.trim() !== '')) {
@@ -288,16 +293,7 @@ function resolveTelemetry(value: RestapModuleOptions['telemetry']): Required<Res
 }
 
 function resolveAgui(value: RestapModuleOptions['agui']): Required<RestapAguiOptions> {
-  if (value !== undefined && (!value || typeof value !== 'object')) {
-    throw new RestapBootstrapError('RestapModule option agui must be { enabled?: boolean, path?: string }.');
-  }
-  const enabled = value?.enabled ?? false;
-  const path = value?.path ?? '/ag-ui';
-  if (typeof enabled !== 'boolean') throw new RestapBootstrapError('RestapModule option agui.enabled must be a boolean.');
-  if (typeof path !== 'string' || !PLAYGROUND_PATH.test(path)) {
-    throw new RestapBootstrapError(`RestapModule option agui.path must be a path such as '/ag-ui' (segments of letters, digits, '-', '_', '.', '~'), got ${JSON.stringify(path)}.`);
-  }
-  return { enabled, path };
+  return resolveDoorSwitch('agui', value, '/ag-ui');
 }
 
 /** `talk.resume` with its defaults; a resume that cannot work (no sessions, no streaming) fails startup. */

@@ -206,20 +206,7 @@ export class TypeOrmSessionStore implements SessionStore {
         toolSteps.push(reply && t.toolSteps?.length ? JSON.stringify(t.toolSteps, storableStrings) : null);
       });
     }
-    const params: unknown[] = [ids, statuses, contents, createdAts, toolSteps];
-    if (!sides.size) {
-      await this.sql.query(CLOSE_TURNS, params);
-      return batch.map(() => undefined);
-    }
-    const tables = [...sides.keys()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const table of tables) {
-      const rows = sides.get(table) as Array<readonly unknown[]>;
-      table.columns.forEach((_, k) => params.push(rows.map((row) => row[k])));
-    }
-    const key = tables.map((table) => table.name).join(' ');
-    let stmt = this.closeWithSides.get(key);
-    if (!stmt) this.closeWithSides.set(key, (stmt = closeTurnsStatement(tables)));
-    await this.sql.query(stmt, params);
+    await this.queryWithSides([ids, statuses, contents, createdAts, toolSteps], sides, CLOSE_TURNS, this.closeWithSides, closeTurnsStatement);
     return batch.map(() => undefined);
   }
 
@@ -270,10 +257,24 @@ export class TypeOrmSessionStore implements SessionStore {
         toolSteps.push(t.toolSteps?.length ? JSON.stringify(t.toolSteps, storableStrings) : null);
       }
     }
-    const params: unknown[] = [keys, messageIds, roles, contents, statuses, createdAts, toolSteps];
+    await this.queryWithSides([keys, messageIds, roles, contents, statuses, createdAts, toolSteps], sides, APPEND_TURNS, this.withSides, appendTurnsStatement);
+    return batch.map(() => undefined);
+  }
+
+  /**
+   * Sends `alone` with `params`, or, when doors gave side rows, the statement that also writes them
+   * (one per set of side tables, built once and kept in `cache`), their columns appended to `params`.
+   */
+  private async queryWithSides(
+    params: unknown[],
+    sides: Map<TurnSideTable, Array<readonly unknown[]>>,
+    alone: RestapStatement,
+    cache: Map<string, RestapStatement>,
+    build: (tables: TurnSideTable[]) => RestapStatement,
+  ): Promise<void> {
     if (!sides.size) {
-      await this.sql.query(APPEND_TURNS, params);
-      return batch.map(() => undefined);
+      await this.sql.query(alone, params);
+      return;
     }
     const tables = [...sides.keys()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const table of tables) {
@@ -281,10 +282,9 @@ export class TypeOrmSessionStore implements SessionStore {
       table.columns.forEach((_, k) => params.push(rows.map((row) => row[k])));
     }
     const key = tables.map((table) => table.name).join(' ');
-    let stmt = this.withSides.get(key);
-    if (!stmt) this.withSides.set(key, (stmt = appendTurnsStatement(tables)));
+    let stmt = cache.get(key);
+    if (!stmt) cache.set(key, (stmt = build(tables)));
     await this.sql.query(stmt, params);
-    return batch.map(() => undefined);
   }
 }
 
