@@ -54,6 +54,12 @@ describe('issue 40 item 12: the sample has a second domain with real state in Po
       expect(JSON.parse(text)).toEqual([expect.objectContaining({ id, title: 'From MCP', body: 'via tools/call' })]);
       const got = await client.callTool({ name: 'notes_get', arguments: { id } });
       expect(got.structuredContent).toMatchObject({ id, title: 'From MCP' });
+      // Item 12: the delete is gated by approval (issue 35): held, the question asked, the note still there.
+      const held = (await client.callTool({ name: 'notes_delete', arguments: { id } })) as { isError?: boolean; content: Array<{ text: string }>; _meta?: Record<string, unknown> };
+      expect(held.isError).toBe(true);
+      expect(held._meta?.['io.restap/error']).toEqual({ error: 'approval_required', status: 403 });
+      expect(held.content[0].text).toContain(`Delete note ${id} for good?`);
+      expect((await fetch(`${agent.url}/notes/${id}`)).status).toBe(200);
     } finally {
       await client.close();
     }

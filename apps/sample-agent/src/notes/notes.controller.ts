@@ -46,7 +46,14 @@ export class NotesController {
 
   @Delete(':id')
   @HttpCode(200)
-  @Capability({ id: 'notes.delete', title: 'Delete a note', description: 'Deletes a note for good (a consequential action)', output: DeletedNoteDto })
+  // A consequential action: a person approves it before the model, MCP or A2A runs it (docs/approvals.md).
+  @Capability({
+    id: 'notes.delete',
+    title: 'Delete a note',
+    description: 'Deletes a note for good (a consequential action)',
+    output: DeletedNoteDto,
+    approval: (args) => `Delete note ${String(args.id)} for good?`,
+  })
   async remove(@Param('id', ParseIntPipe) id: number): Promise<DeletedNoteDto> {
     const { affected } = await this.notes.delete({ id });
     if (!affected) throw new NotFoundException(`No note ${id}.`);
