@@ -11,7 +11,7 @@ const V1 = { 'A2A-Version': '1.0' };
 describe('A2A door: the agent card', () => {
   const agent = useSampleAgent({ apiKey: API_KEY });
 
-  it('is public and describes the agent: name, version, JSON-RPC interface at 1.0 and 0.3, streaming, modes', async () => {
+  it('is public and describes the agent: name, version, JSON-RPC and HTTP+JSON interfaces at 1.0 and 0.3 (issue 38, item 2), streaming, push, modes', async () => {
     const res = await fetch(`${agent.url}${CARD}`, { headers: V1 });
     expect(res.status).toBe(200);
     const card = await res.json();
@@ -19,13 +19,15 @@ describe('A2A door: the agent card', () => {
       name: 'Text Analysis Agent',
       description: 'AI agent specialized in text processing and analysis',
       version: '1.0.0',
-      capabilities: { streaming: true },
+      capabilities: { streaming: true, pushNotifications: true },
       defaultInputModes: ['text/plain', 'application/json'],
       defaultOutputModes: ['text/plain', 'application/json'],
     });
     expect(card.supportedInterfaces).toEqual([
       { url: `${agent.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: `${agent.url}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
       { url: `${agent.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      { url: `${agent.url}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
     ]);
   });
 

@@ -35,6 +35,13 @@ export interface SampleConfig {
    * tarballs the agent serves under /packages and advertises in its catalog.
    */
   packagesDir?: string;
+  /**
+   * RESTAP_A2A_PUSH_ALLOW_HOSTS: comma-separated webhook hosts A2A push notifications may reach
+   * although they are loopback or private (a2a.pushNotifications.allowHosts); unset: public hosts only.
+   */
+  pushAllowHosts?: string[];
+  /** RESTAP_MCP_SESSIONS=0 turns off the stateful mode for 2025-era MCP clients (mcp.sessions); on by default. */
+  mcpSessions?: boolean;
 }
 
 /** Requests per minute when RESTAP_RATE_LIMIT is unset (a person or a polling agent stays far below it). */
@@ -64,6 +71,8 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
     accessLog: env.RESTAP_ACCESS_LOG === '1',
     playground: env.RESTAP_PLAYGROUND !== '0',
     packagesDir: resolve(env.RESTAP_PACKAGES_DIR || 'dist/packages'),
+    pushAllowHosts: env.RESTAP_A2A_PUSH_ALLOW_HOSTS?.split(',').map((h) => h.trim()).filter(Boolean),
+    mcpSessions: env.RESTAP_MCP_SESSIONS !== '0',
   };
   return Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined)) as unknown as SampleConfig;
 }

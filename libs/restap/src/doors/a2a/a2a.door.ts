@@ -7,7 +7,7 @@ import typeIs from 'type-is';
 import { RESTAP_OPTIONS, SESSION_ID_PATTERN } from '../../restap.constants';
 import { mintSessionId } from '../../sessions/session-id';
 import { RestapRegistry } from '../../core/registry/restap.registry';
-import { InvalidRequestException, MethodNotAllowedException, ShuttingDownException, UnsupportedMediaTypeException } from '../../exceptions';
+import { InvalidJsonException, InvalidRequestException, MethodNotAllowedException, ShuttingDownException, UnsupportedMediaTypeException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { RestapDrain } from '../../core/lifecycle/restap-drain.service';
 import { RestapRateLimit } from '../kit/rate-limit/restap-rate-limit';
@@ -25,6 +25,10 @@ import { lingeringClose } from '../kit/http/lingering-close';
 import { isValidHost } from '../kit/http/host-header';
 import { DoorStreams } from '../kit/http/door-streams';
 import { StreamListenerBusManager } from './stream-listener.bus';
+import { A2aPushStore } from './a2a-push.store';
+import { createPushSender } from './a2a-push.sender';
+import { restMethodOf, type RestCall } from './a2a-rest.routes';
+import { A2A_ERROR_CODE, JsonRpcRequestMalformedError, RequestMalformedError, toJsonRpcError, toRestErrorBody } from '@a2a-js/sdk/errors';
 
 const CARD_PATH = `/${AGENT_CARD_PATH}`;
 /** Card handlers kept per origin (Host header): past this, cards are built per request. */
@@ -61,6 +65,8 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
   private readonly json: DoorJsonBody;
   private card?: AgentCard;
   private rpc?: RequestHandler;
+  private rest?: RequestHandler;
+  private check?: A2aRequestCheck;
   private readonly cards = new Map<string, RequestHandler>();
 
   constructor(
@@ -74,6 +80,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     private readonly drain: RestapDrain,
     private readonly rateLimit: RestapRateLimit,
     private readonly streams: DoorStreams,
+    private readonly pushStore: A2aPushStore,
   ) {
     this.json = new DoorJsonBody(options.limits);
     if (!options.a2a.enabled) return;
@@ -89,10 +96,11 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
   onApplicationBootstrap(): void {
     if (!this.options.a2a.enabled) return;
     const talk = this.options.talk.enabled && this.registry.getTalkHandler() !== undefined;
+    const { restPath, pushNotifications: push } = this.options.a2a;
     this.card = buildAgentCard({ options: this.options, capabilities: this.registry.getCapabilities(), talk });
     // The request handler checks versions and streaming against the card; its URLs are not used.
     const handler = new ReplicaAwareRequestHandler(
-      cardFor(this.card, this.options.a2a.baseUrl ?? 'http://localhost', this.options.a2a.path),
+      cardFor(this.card, this.options.a2a.baseUrl ?? 'http://localhost', this.options.a2a.path, restPath),
       this.tasks,
       this.executor,
       // One scope for every caller: the task store decides who may see a task, before any bus is used.
@@ -101,14 +109,19 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
       // A running turn saves at least every talk.timeoutMs (it ends then): silent longer, its instance is gone.
       this.options.talk.timeoutMs + ORPHAN_MARGIN_MS,
       this.remote,
+      push ? { store: this.pushStore, sender: createPushSender(this.pushStore, push) } : undefined,
     );
-    this.rpc = sdkExpress().jsonRpcHandler({
+    const sdk = sdkExpress();
+    this.check = new A2aRequestCheck(this.card, this.options.a2a.path, this.options.a2a);
+    this.rpc = this.check.guard(sdk.jsonRpcHandler({
       requestHandler: handler,
       userBuilder: async (req) => this.callerOf(req),
       legacyCompat: { enabled: true },
-    });
-    this.rpc = new A2aRequestCheck(this.card, this.options.a2a.path, this.options.a2a).guard(this.rpc);
-    this.logger.log(`A2A: agent card at ${CARD_PATH}, JSON-RPC at ${this.options.a2a.path}`);
+    }));
+    if (restPath !== false) {
+      this.rest = sdk.restHandler({ requestHandler: handler, userBuilder: async (req) => this.callerOf(req), legacyCompat: { enabled: true } });
+    }
+    this.logger.log(`A2A: agent card at ${CARD_PATH}, JSON-RPC at ${this.options.a2a.path}${restPath === false ? '' : `, HTTP+JSON at ${restPath}`}${push ? ', push notifications on' : ''}`);
     if (this.options.a2a.baseUrl === undefined && process.env.NODE_ENV === 'production') {
       this.logger.warn('A2A: a2a.baseUrl is not set, so the card\'s URLs come from each request\'s Host header: set it to the public URL clients reach the agent by.');
     }
@@ -116,7 +129,13 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
 
   private isEndpoint(req: Request): boolean {
     const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
-    return path === this.options.a2a.path && this.rpc !== undefined;
+    return (path === this.options.a2a.path && this.rpc !== undefined) || this.isRest(path);
+  }
+
+  /** True for a path of the HTTP+JSON binding (its base path and below). */
+  private isRest(path: string): boolean {
+    const { restPath } = this.options.a2a;
+    return restPath !== false && this.rest !== undefined && (path === restPath || path.startsWith(`${restPath}/`));
   }
 
   /** The card, and the endpoint's checks before the host's middleware (no body is read unless they pass). */
@@ -125,6 +144,14 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     if ((path === CARD_PATH || path === `${this.options.a2a.path}${CARD_PATH}`) && (req.method === 'GET' || req.method === 'HEAD') && this.card) {
       const handler = this.cardHandler(req, res);
       return handler ? mounted(handler, req, res, next) : undefined;
+    }
+    if (this.isRest(path)) {
+      if (!REST_METHODS.includes(req.method)) return fail(res, new MethodNotAllowedException(REST_METHODS, `${req.method} is not allowed here: the A2A HTTP+JSON binding takes ${REST_METHODS.join(', ')}.`));
+      if (this.drain.isDraining()) {
+        lingeringClose(res, this.options.limits);
+        return fail(res, new ShuttingDownException());
+      }
+      return this.rateLimit.limit(req, res, 'a2a', () => this.body(req, res, next, true));
     }
     if (path !== this.options.a2a.path || !this.rpc) return next();
     if (req.method !== 'POST') return fail(res, new MethodNotAllowedException(['POST'], `${req.method} is not allowed here: the A2A JSON-RPC endpoint takes POST.`));
@@ -138,6 +165,8 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
   /** The endpoint, after the host's middleware: its guards, the stream caps, then the SDK. */
   private serveEndpoint(req: Request, res: Response, next: NextFunction): void {
     if (!this.isEndpoint(req)) return next();
+    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
+    if (this.isRest(path)) return this.serveRest(req, res, next, path.slice((this.options.a2a.restPath as string).length) || '/');
     const rpc = this.rpc as RequestHandler;
     this.guards.check(req, res, A2aEndpoint).then(
       () => {
@@ -155,18 +184,49 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
   }
 
   /**
+   * A request of the HTTP+JSON binding, after the host's middleware: its guards, the checks
+   * A2aRequestCheck makes on JSON-RPC (refused in the binding's own error shape), the stream caps
+   * for `:stream` and `:subscribe`, then the SDK's `restHandler` as if mounted at `a2a.restPath`.
+   */
+  private serveRest(req: Request, res: Response, next: NextFunction, subPath: string): void {
+    const rest = this.rest as RequestHandler;
+    this.guards.check(req, res, A2aEndpoint).then(
+      () => {
+        const call = req.headers['a2a-version'] === '1.0' ? restMethodOf(req.method, subPath, req.body, req.query) : undefined;
+        if (call) {
+          const problem = this.check?.paramsProblem(call.method, call.params);
+          if (problem !== undefined) {
+            res.status(400).json(toRestErrorBody(new RequestMalformedError(problem), 400));
+            return;
+          }
+          REST_CALLS.set(req, call);
+        }
+        try {
+          if (call?.streams) this.streams.hold(req, res);
+        } catch (error) {
+          return fail(res, error);
+        }
+        const minted = call ? mintContextId({ method: call.method, params: call.params }) : undefined;
+        if (minted) MINTED.set(req, minted);
+        mountedAt(rest, subPath, req, res, (error?: unknown) => (error ? fail(res, error) : next()));
+      },
+      (error: unknown) => fail(res, error),
+    );
+  }
+
+  /**
    * JSON bodies are read here, with the module's limits. A body must say it is JSON
    * (`application/json`, or A2A's `application/a2a+json`): a browser page elsewhere can send
    * `text/plain` or no type at all without asking (no CORS preflight), so anything else is 415
    * before it is read — no capability runs for a cross-site form or `no-cors` fetch.
    */
-  private body(req: Request, res: Response, next: () => void): void {
+  private body(req: Request, res: Response, next: () => void, rest = false): void {
     if (!typeIs.hasBody(req)) return next();
     if (!typeIs(req, ['application/json', 'application/*+json'])) {
       lingeringClose(res, this.options.limits);
       return fail(res, new UnsupportedMediaTypeException(`Content-Type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: A2A messages are application/json (or application/a2a+json).`));
     }
-    this.json.read(req, res, next, (error) => fail(res, error));
+    this.json.read(req, res, next, (error) => (error instanceof InvalidJsonException ? parseError(res, rest) : fail(res, error)));
   }
 
   /**
@@ -184,7 +244,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     const origin = baseUrl ?? `${req.protocol}://${req.headers.host as string}`;
     let handler = this.cards.get(origin);
     if (!handler) {
-      const card = servedCard(cardFor(this.card as AgentCard, origin, this.options.a2a.path));
+      const card = servedCard(cardFor(this.card as AgentCard, origin, this.options.a2a.path, this.options.a2a.restPath));
       handler = sdkExpress().agentCardHandler({ agentCardProvider: async () => card, legacyCompat: { enabled: true }, cache: { maxAge: maxAgeOf(this.options.catalogCacheControl) } });
       if (this.cards.size < MAX_ORIGINS) this.cards.set(origin, handler);
     }
@@ -194,7 +254,8 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
   /** The SDK's `User` for a request: its identity (hashed in storage), headers, and the context it names. */
   private callerOf(req: Request): A2aCaller {
     const caller = { headers: req.headers, ip: req.ip };
-    return new A2aCaller(caller, this.options.a2a.identify(caller), contextHintOf(req.body), MINTED.get(req));
+    const call = REST_CALLS.get(req);
+    return new A2aCaller(caller, this.options.a2a.identify(caller), contextHintOf(call ? { params: call.params } : req.body), MINTED.get(req));
   }
 }
 
@@ -228,6 +289,36 @@ function mounted(handler: RequestHandler, req: Request, res: Response, next: (er
     next(error);
   });
 }
+
+/**
+ * Malformed JSON, answered in the binding's own terms (the SDK's own parse errors, which it cannot
+ * give here since the door read the body): JSON-RPC -32700 with a null id (HTTP 200), or the
+ * HTTP+JSON binding's 400 error body.
+ */
+function parseError(res: Response, rest: boolean): void {
+  if (rest) {
+    res.status(400).json(toRestErrorBody(new RequestMalformedError('Invalid JSON payload.'), 400));
+    return;
+  }
+  res.status(200).json({ jsonrpc: '2.0', id: null, error: toJsonRpcError(new JsonRpcRequestMalformedError({ message: 'Invalid JSON payload.', envelopeCode: A2A_ERROR_CODE.PARSE_ERROR })) });
+}
+
+/** Runs the SDK's HTTP+JSON router on the request as if mounted at `a2a.restPath` (`subPath` is the rest of the path). */
+function mountedAt(handler: RequestHandler, subPath: string, req: Request, res: Response, next: (error?: unknown) => void): void {
+  const url = req.url;
+  const query = url.indexOf('?');
+  req.url = query === -1 ? subPath : `${subPath}${url.slice(query)}`;
+  void handler(req, res, (error?: unknown) => {
+    req.url = url;
+    next(error);
+  });
+}
+
+/** The HTTP methods of the HTTP+JSON binding. */
+const REST_METHODS = ['GET', 'POST', 'DELETE'];
+
+/** The 1.0 method a request of the HTTP+JSON binding stands for, with its parameters (see serveRest). */
+const REST_CALLS = new WeakMap<Request, RestCall>();
 
 const SEND_METHODS = new Set(['SendMessage', 'SendStreamingMessage', 'message/send', 'message/stream']);
 

@@ -1,7 +1,7 @@
 import { TaskState, type AgentCard, type CancelTaskRequest, type Message, type SendMessageRequest, type StreamResponse, type SubscribeToTaskRequest, type Task } from '@a2a-js/sdk';
 import { TaskNotCancelableError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DefaultExecutionEventBusManager, DefaultRequestHandler, type AgentExecutor, type ServerCallContext } from '@a2a-js/sdk/server';
+import { DefaultExecutionEventBusManager, DefaultRequestHandler, type AgentExecutor, type PushNotificationSender, type PushNotificationStore, type ServerCallContext } from '@a2a-js/sdk/server';
 import type { A2aTaskStore } from './a2a-task.store';
 import { BLOCKING_SEND_STATE, UNARY_SEND_STATE } from './a2a-events';
 import type { RemoteCancels } from './remote-cancels';
@@ -35,8 +35,10 @@ export class ReplicaAwareRequestHandler extends DefaultRequestHandler {
     /** After this long without a save, a non-final task's runner counts as gone, ms. */
     private readonly orphanAfterMs: number,
     private readonly remote: RemoteCancels,
+    /** Push notifications (when the card has `capabilities.pushNotifications`): where configs live, and who delivers. */
+    push?: { store: PushNotificationStore; sender: PushNotificationSender },
   ) {
-    super(card, tasks, executor, buses);
+    super(card, tasks, executor, buses, push?.store, push?.sender);
   }
 
   /**
