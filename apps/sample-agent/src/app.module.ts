@@ -58,7 +58,8 @@ export class AppModule {
             ...(config.apiKey ? { securitySchemes: { bearer: { type: 'http' as const, scheme: 'bearer', description: 'The API key (RESTAP_API_KEY) as a bearer token; X-API-Key works too.' } } } : {}),
           },
           playground: { enabled: config.playground !== false, path: PLAYGROUND_PATH },
-          mcp: { enabled: true },
+          // MCP: stateless for 2026-07-28 clients, sessions (kept in PostgreSQL) for 2025-era ones.
+          mcp: { enabled: true, sessions: config.mcpSessions !== false },
           rateLimit: config.rateLimitPerMinute
             ? { limit: config.rateLimitPerMinute, ttlMs: 60_000, ...(config.redisUrl ? { redis: config.redisUrl } : {}) }
             : false,

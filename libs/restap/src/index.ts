@@ -25,7 +25,7 @@ export * from './exceptions';
 export { assertStorableText, assertStorableJsonb, toStorableText, unstorableTextReason } from './text/storable-text';
 export { RestapExpressAdapter } from './doors/kit/http/restap-express.adapter';
 export { RestapExceptionFilter } from './doors/kit/http/restap-exception.filter';
-export { RESTAP_ENTITIES, RESTAP_MIGRATIONS, RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity, RestapA2aTaskEntity, RestapA2aPushConfigEntity } from './persistence';
+export { RESTAP_ENTITIES, RESTAP_MIGRATIONS, RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity, RestapA2aTaskEntity, RestapA2aPushConfigEntity, RestapMcpSessionEntity } from './persistence';
 export { CATALOG_PATH, SESSION_ID_HEADER, SESSION_ID_PATTERN, NEWS_GUARD, RESTAP_VERSION, TOOL_EVENTS, ERROR_CODES } from './restap.constants';
 export type { RestapErrorCode, RestapErrorBody } from './wire/constants';
 export type { TalkRequest, TalkResponse, MessageStartEvent, MessageDeltaEvent, MessageEndEvent, StreamErrorEvent, DoneEvent, StatusEvent, ToolEvent, ArtifactEvent } from './wire/talk';

@@ -210,7 +210,7 @@ function resolveA2aPush(value: RestapA2aOptions['pushNotifications']): ResolvedR
   };
 }
 
-function resolveMcp(value: RestapModuleOptions['mcp']): Required<RestapMcpOptions> {
+function resolveMcp(value: RestapModuleOptions['mcp']): ResolvedRestapOptions['mcp'] {
   if (value !== undefined && (!value || typeof value !== 'object')) {
     throw new RestapBootstrapError('RestapModule option mcp must be { enabled?: boolean, path?: string, allowedOrigins?: string[] }.');
   }
@@ -224,7 +224,17 @@ function resolveMcp(value: RestapModuleOptions['mcp']): Required<RestapMcpOption
   if (!Array.isArray(allowedOrigins) || !allowedOrigins.every((o) => typeof o === 'string' && o.trim() !== '')) {
     throw new RestapBootstrapError("RestapModule option mcp.allowedOrigins must be a list of hostnames, e.g. ['app.example.com'].");
   }
-  return { enabled, path, allowedOrigins: [...allowedOrigins] };
+  return { enabled, path, allowedOrigins: [...allowedOrigins], sessions: resolveMcpSessions(value?.sessions) };
+}
+
+function resolveMcpSessions(value: RestapMcpOptions['sessions']): ResolvedRestapOptions['mcp']['sessions'] {
+  if (value === undefined || value === false) return false;
+  const sessions = value === true ? {} : value;
+  if (!sessions || typeof sessions !== 'object') throw new RestapBootstrapError('RestapModule option mcp.sessions must be true, false or { ttlMs?, idleMs?, maxPerInstance? }.');
+  positiveInt(sessions.ttlMs, 'mcp.sessions.ttlMs');
+  positiveInt(sessions.idleMs, 'mcp.sessions.idleMs');
+  positiveInt(sessions.maxPerInstance, 'mcp.sessions.maxPerInstance');
+  return { ttlMs: sessions.ttlMs ?? 86_400_000, idleMs: sessions.idleMs ?? 600_000, maxPerInstance: sessions.maxPerInstance ?? 1000 };
 }
 
 function resolveRateLimit(value: RestapModuleOptions['rateLimit']): RestapRateLimitOptions | false {

@@ -38,6 +38,8 @@ import { McpDoor } from './doors/mcp/mcp.door';
 import { DoorGuards } from './doors/kit/guards/door-guards';
 import { DoorStreams } from './doors/kit/http/door-streams';
 import { McpNewsNotifier } from './doors/mcp/mcp-news.notifier';
+import { McpLegacySessions } from './doors/mcp/mcp-legacy.sessions';
+import { McpSessionStore } from './doors/mcp/mcp-session.store';
 import { McpServerFactory } from './doors/mcp/mcp-server.factory';
 import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
 import { CapabilityInvoker } from './core/invoker/capability-invoker';
@@ -100,6 +102,8 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     PlaygroundDoor,
     ...A2A_PROVIDERS,
     McpNewsNotifier,
+    McpLegacySessions,
+    McpSessionStore,
     McpServerFactory,
     DoorGuards,
     DoorStreams,

@@ -294,6 +294,26 @@ export interface RestapMcpOptions {
    * `127.0.0.1` and `[::1]` always pass; any other origin gets 403. @default []
    */
   allowedOrigins?: string[];
+  /**
+   * The stateful mode for 2025-era clients (`initialize`, protocol 2025-11-25 and before): the
+   * handshake opens a session (`Mcp-Session-Id`, kept in PostgreSQL so any replica serves it),
+   * the client may open the GET stream, `resources/subscribe` to `restap://news` and receive
+   * `notifications/resources/updated` when an item is committed on any replica, and DELETE ends
+   * the session. 2025-era requests without a session id are still served statelessly, and
+   * 2026-07-28 clients are unaffected (they subscribe through `subscriptions/listen`). `true` for
+   * the defaults. @default false (stateless for every era)
+   */
+  sessions?: boolean | RestapMcpSessionOptions;
+}
+
+/** The stateful mode of the MCP door for 2025-era clients (`mcp.sessions`). */
+export interface RestapMcpSessionOptions {
+  /** A session unused this long is gone (its next request gets 404 and the client initializes again), ms. @default 86400000 (24 h) */
+  ttlMs?: number;
+  /** An instance keeps a session's server in memory this long after its last request (and while its GET stream is open); it is rebuilt from PostgreSQL on the next request, ms. @default 600000 */
+  idleMs?: number;
+  /** Sessions one instance keeps in memory at most; past it the least recently used without an open GET stream is let go. @default 1000 */
+  maxPerInstance?: number;
 }
 
 /**
@@ -361,7 +381,7 @@ export interface ResolvedRestapOptions {
   a2a: ResolvedRestapA2aOptions;
   catalogCacheControl: string;
   playground: Required<RestapPlaygroundOptions>;
-  mcp: Required<RestapMcpOptions>;
+  mcp: Required<Omit<RestapMcpOptions, 'sessions'>> & { sessions: Required<RestapMcpSessionOptions> | false };
 }
 
 export interface ResolvedRestapA2aOptions {

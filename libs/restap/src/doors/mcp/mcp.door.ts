@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { createMcpHandler, isLegacyRequest, PARSE_ERROR, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler, type ToNodeHandlerOptions } from '@modelcontextprotocol/node';
 import type { NextFunction, Request, Response } from 'express';
 import typeIs from 'type-is';
 import { RESTAP_OPTIONS, SESSION_ID_HEADER } from '../../restap.constants';
-import { InvalidRequestException, MethodNotAllowedException, ShuttingDownException, UnsupportedMediaTypeException } from '../../exceptions';
+import { InvalidJsonException, InvalidRequestException, MethodNotAllowedException, ShuttingDownException, UnsupportedMediaTypeException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { RestapDrain } from '../../core/lifecycle/restap-drain.service';
 import { callerOf } from '../../core/caller';
@@ -17,6 +17,7 @@ import { createOriginCheck } from './mcp-origin';
 import { applyMcpCors } from './mcp-cors';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpNewsNotifier } from './mcp-news.notifier';
+import { McpLegacySessions } from './mcp-legacy.sessions';
 import { DoorJsonBody } from '../kit/http/door-json.body';
 import { failDoorRequest as fail } from '../kit/http/door-failure';
 import { lingeringClose } from '../kit/http/lingering-close';
@@ -55,6 +56,8 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
   private readonly json: DoorJsonBody;
   private readonly checkOrigin: ReturnType<typeof createOriginCheck>;
   private handler?: McpHttpHandler;
+  /** What serves a request: the SDK's handler, or with `mcp.sessions` the era routing in front of it. */
+  private fetch?: McpHttpHandler['fetch'];
   private readonly adapter: ToNodeHandlerOptions;
 
   constructor(
@@ -66,6 +69,7 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
     private readonly notifier: McpNewsNotifier,
     private readonly rateLimit: RestapRateLimit,
     private readonly streams: DoorStreams,
+    private readonly sessions: McpLegacySessions,
   ) {
     this.json = new DoorJsonBody(options.limits);
     this.checkOrigin = createOriginCheck(options.mcp.allowedOrigins);
@@ -82,14 +86,21 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
 
   onApplicationBootstrap(): void {
     if (!this.options.mcp.enabled) return;
+    const stateful = this.options.mcp.sessions !== false;
     const handler = createMcpHandler(({ era, requestInfo }) => this.factory.create(era, requestInfo), {
       // The SDK's message may quote what the client sent (header values): one short line.
       onerror: (error) => this.logger.warn(logLine(`MCP: ${error.name}: ${error.message}`)),
       maxRequestBodySize: this.options.limits.bodyBytes,
+      // With sessions, 2025-era traffic is routed before the handler (the SDK's documented pattern).
+      ...(stateful ? { legacy: 'reject' as const } : {}),
     });
     this.handler = handler;
-    this.notifier.attach(handler);
-    this.logger.log(`MCP: Streamable HTTP at ${this.options.mcp.path} (protocol 2026-07-28 and 2025-era clients)`);
+    const maxRequestBodySize = this.options.limits.bodyBytes;
+    this.fetch = stateful
+      ? async (request, options) => ((await isLegacyRequest(request, options?.parsedBody, { maxRequestBodySize })) ? this.sessions.fetch(request, options) : handler.fetch(request, options))
+      : handler.fetch;
+    this.notifier.attach(handler, stateful ? this.sessions : undefined);
+    this.logger.log(`MCP: Streamable HTTP at ${this.options.mcp.path} (protocol 2026-07-28 and 2025-era clients${stateful ? ', sessions for 2025-era clients' : ''})`);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -146,9 +157,10 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
    * request-scoped context.
    */
   private serve(handler: McpHttpHandler, call: McpCall, req: Request, res: Response): void {
+    const serve = this.fetch ?? handler.fetch;
     const fetch: McpHttpHandler['fetch'] = (request, options) => {
       bindCall(request, call);
-      return handler.fetch(request, options);
+      return serve(request, options);
     };
     void toNodeHandler({ fetch }, this.adapter)(req, res, req.method === 'POST' ? req.body : undefined);
   }
@@ -164,7 +176,8 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
       lingeringClose(res, this.options.limits);
       return fail(res, new UnsupportedMediaTypeException(`Content-Type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: MCP messages are application/json.`));
     }
-    this.json.read(req, res, next, (error) => fail(res, error));
+    // Malformed JSON is the JSON-RPC parse error the SDK's transport gives when it reads the body itself.
+    this.json.read(req, res, next, (error) => (error instanceof InvalidJsonException ? void res.status(400).json({ jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: 'Parse error: Invalid JSON' } }) : fail(res, error)));
   }
 
   /** The caller and the news session of the request; a malformed Restap-Session-Id is 400 invalid_session_id, as on /news. */
