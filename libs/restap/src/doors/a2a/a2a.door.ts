@@ -7,7 +7,7 @@ import typeIs from 'type-is';
 import { RESTAP_OPTIONS, SESSION_ID_PATTERN } from '../../restap.constants';
 import { mintSessionId } from '../../sessions/session-id';
 import { RestapRegistry } from '../../core/registry/restap.registry';
-import { InvalidJsonException, InvalidRequestException, MethodNotAllowedException, ShuttingDownException, UnsupportedMediaTypeException } from '../../exceptions';
+import { InvalidJsonException, InvalidRequestException, MethodNotAllowedException, ShuttingDownException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { RestapDrain } from '../../core/lifecycle/restap-drain.service';
 import { RestapRateLimit } from '../kit/rate-limit/restap-rate-limit';
@@ -19,6 +19,7 @@ import { A2aRequestCheck } from './a2a-request.check';
 import { TalkExecutor } from './talk.executor';
 import { RemoteCancels } from './remote-cancels';
 import { buildAgentCard, cardFor } from './agent-card.factory';
+import { answerCardPreflight, prepareCardResponse } from './agent-card.http';
 import { DoorJsonBody } from '../kit/http/door-json.body';
 import { failDoorRequest as fail } from '../kit/http/door-failure';
 import { lingeringClose } from '../kit/http/lingering-close';
@@ -28,7 +29,7 @@ import { StreamListenerBusManager } from './stream-listener.bus';
 import { A2aPushStore } from './a2a-push.store';
 import { createPushSender } from './a2a-push.sender';
 import { restMethodOf, type RestCall } from './a2a-rest.routes';
-import { A2A_ERROR_CODE, JsonRpcRequestMalformedError, RequestMalformedError, toJsonRpcError, toRestErrorBody } from '@a2a-js/sdk/errors';
+import { A2A_ERROR_CODE, ContentTypeNotSupportedError, JsonRpcRequestMalformedError, RequestMalformedError, toJsonRpcError, toRestErrorBody } from '@a2a-js/sdk/errors';
 
 const CARD_PATH = `/${AGENT_CARD_PATH}`;
 /** Card handlers kept per origin (Host header): past this, cards are built per request. */
@@ -64,6 +65,8 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger('Restap');
   private readonly json: DoorJsonBody;
   private card?: AgentCard;
+  /** When the card was built (its Last-Modified), to the second as HTTP dates go. */
+  private cardBuiltAt = new Date(Math.floor(Date.now() / 1000) * 1000);
   private rpc?: RequestHandler;
   private rest?: RequestHandler;
   private check?: A2aRequestCheck;
@@ -141,9 +144,14 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
   /** The card, and the endpoint's checks before the host's middleware (no body is read unless they pass). */
   private admit(req: Request, res: Response, next: NextFunction): void {
     const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
-    if ((path === CARD_PATH || path === `${this.options.a2a.path}${CARD_PATH}`) && (req.method === 'GET' || req.method === 'HEAD') && this.card) {
-      const handler = this.cardHandler(req, res);
-      return handler ? mounted(handler, req, res, next) : undefined;
+    if ((path === CARD_PATH || path === `${this.options.a2a.path}${CARD_PATH}`) && this.card) {
+      if (req.method === 'OPTIONS') return answerCardPreflight(req, res);
+      if (req.method === 'GET' || req.method === 'HEAD') {
+        const handler = this.cardHandler(req, res);
+        if (!handler) return undefined;
+        prepareCardResponse(req, res, this.cardBuiltAt);
+        return mounted(handler, req, res, next);
+      }
     }
     if (this.isRest(path)) {
       if (!REST_METHODS.includes(req.method)) return fail(res, new MethodNotAllowedException(REST_METHODS, `${req.method} is not allowed here: the A2A HTTP+JSON binding takes ${REST_METHODS.join(', ')}.`));
@@ -224,7 +232,10 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     if (!typeIs.hasBody(req)) return next();
     if (!typeIs(req, ['application/json', 'application/*+json'])) {
       lingeringClose(res, this.options.limits);
-      return fail(res, new UnsupportedMediaTypeException(`Content-Type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: A2A messages are application/json (or application/a2a+json).`));
+      // In the protocol's terms (ContentTypeNotSupportedError), as the SDK's own guards would answer.
+      const error = new ContentTypeNotSupportedError('Content-Type is not accepted: A2A messages are application/json (or application/a2a+json).');
+      if (rest) return void res.status(415).json(toRestErrorBody(error, 415));
+      return void res.status(200).json({ jsonrpc: '2.0', id: null, error: toJsonRpcError(error) });
     }
     this.json.read(req, res, next, (error) => (error instanceof InvalidJsonException ? parseError(res, rest) : fail(res, error)));
   }
