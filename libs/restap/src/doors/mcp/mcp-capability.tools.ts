@@ -26,7 +26,7 @@ export const ERROR_META_KEY = 'io.restap/error';
  */
 export function capabilityToolRegistrations(tools: CapabilityTools): McpRegistration[] {
   return tools.list().map((tool) => {
-    const outputSchema = objectSchema(tool.outputSchema);
+    const outputSchema = structuredSchema(tool.outputSchema);
     const config = {
       title: tool.title,
       ...(tool.description ? { description: tool.description } : {}),
@@ -35,7 +35,7 @@ export function capabilityToolRegistrations(tools: CapabilityTools): McpRegistra
       annotations: annotationsOf(tool),
       _meta: { [CAPABILITY_META_KEY]: tool.capabilityId },
     };
-    const structured = outputSchema !== undefined;
+    const structured = outputSchema === undefined ? undefined : tool.outputSchema?.type === 'array' ? 'wrapped' : 'object';
     const handler = async (args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> =>
       toToolResult(await tools.call(tool.name, args ?? {}, callOf(ctx).caller, ctx.mcpReq.signal), structured);
     return { tool: tool.name, register: (server: McpServer) => void server.registerTool(tool.name, config, handler) };
@@ -47,20 +47,34 @@ function annotationsOf(tool: ToolDefinition): { title: string; readOnlyHint: boo
   return { title: tool.title, readOnlyHint: tool.method === 'GET' };
 }
 
-/** MCP output schemas describe `structuredContent`, which is always an object. */
-function objectSchema(schema: JsonSchema | undefined): JsonSchema | undefined {
-  return schema && schema.type === 'object' ? schema : undefined;
+/** The key an array output is wrapped under (MCP's `structuredContent` is always an object). */
+export const ARRAY_OUTPUT_KEY = 'items';
+
+/**
+ * The tool's `outputSchema`: an object schema as it is; an array schema wrapped as
+ * `{items: [...]}` (its `$defs` kept at the root, where its `$ref`s point); anything else none.
+ */
+export function structuredSchema(schema: JsonSchema | undefined): JsonSchema | undefined {
+  if (!schema) return undefined;
+  if (schema.type === 'object') return schema;
+  if (schema.type !== 'array') return undefined;
+  const { $defs, ...array } = schema;
+  return { type: 'object', properties: { [ARRAY_OUTPUT_KEY]: array }, required: [ARRAY_OUTPUT_KEY], ...($defs === undefined ? {} : { $defs }) };
 }
 
-/** A capability's answer as a tool result: the JSON as text, and as `structuredContent` when it is an object. */
-export function toToolResult(result: InvocationResult, structured: boolean): CallToolResult {
+/**
+ * A capability's answer as a tool result: the JSON as text, and as `structuredContent` when the
+ * tool declares an output schema — the object itself, or an array as `{items: [...]}` (`wrapped`).
+ */
+export function toToolResult(result: InvocationResult, structured: 'object' | 'wrapped' | undefined): CallToolResult {
   if (!result.ok) return toolError(result.message, result.error, result.status);
   const { body } = result;
   const text = typeof body === 'string' ? body : JSON.stringify(body ?? null);
   const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
+  const content = structured === 'object' && isObject ? (body as Record<string, unknown>) : structured === 'wrapped' && Array.isArray(body) ? { [ARRAY_OUTPUT_KEY]: body } : undefined;
   return {
     content: [{ type: 'text', text }],
-    ...(structured && isObject ? { structuredContent: body as Record<string, unknown> } : {}),
+    ...(content ? { structuredContent: content } : {}),
   };
 }
 
