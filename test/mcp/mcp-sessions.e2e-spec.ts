@@ -1,6 +1,6 @@
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { startSample, type RunningApp } from '../support/sample-app';
@@ -101,6 +101,38 @@ describe('issue 38, item 7: the stateful mode for 2025-era MCP clients, across t
       await fetch(`${a.url}/news`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ type: 'note', message: 'via the balancer' }) });
       await until(() => updated.length > 0);
       expect(new Set(lb.served.slice(before))).toEqual(new Set([0, 1]));
+    } finally {
+      await transport.terminateSession().catch(() => undefined);
+      await client.close();
+    }
+  });
+
+  it('logging/setLevel + a log notification per capability call, the level kept for every replica', async () => {
+    const { client, transport } = await legacyClient(`${a.url}/mcp`);
+    const logs: Array<{ level: string; logger?: string; data: { capability?: string; status?: number } }> = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => {
+      logs.push(n.params as (typeof logs)[number]);
+    });
+    const session = { ...ACCEPT, 'mcp-session-id': transport.sessionId as string, 'mcp-protocol-version': '2025-11-25' };
+    const callOnB = async (id: number) => messagesOf(await fetch(`${b.url}/mcp`, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'text_reverse', arguments: { text: 'abc' } } }) }));
+    try {
+      expect(client.getServerCapabilities()?.logging).toEqual({});
+      // Set on A: A's own call is logged at info, to the client, before the result.
+      await client.setLoggingLevel('info');
+      const reversed = await client.callTool({ name: 'text_reverse', arguments: { text: 'abc' } });
+      expect(JSON.stringify(reversed.content)).toContain('cba');
+      expect(logs).toEqual([expect.objectContaining({ level: 'info', logger: 'restap', data: expect.objectContaining({ capability: 'text.reverse', status: 200 }) })]);
+      // The same session served by B knows the level set on A.
+      const onB = await callOnB(11);
+      expect(onB.find((m) => m.method === 'notifications/message')).toMatchObject({ params: { level: 'info', data: { capability: 'text.reverse' } } });
+      expect(onB.at(-1)).toMatchObject({ id: 11, result: expect.anything() });
+      // Raised to error on B: neither replica logs an info any more.
+      const raised = await fetch(`${b.url}/mcp`, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', id: 12, method: 'logging/setLevel', params: { level: 'error' } }) });
+      expect((await messagesOf(raised))[0]).toMatchObject({ id: 12, result: {} });
+      const told = logs.length;
+      await client.callTool({ name: 'text_reverse', arguments: { text: 'abc' } });
+      expect(logs.length).toBe(told);
+      expect((await callOnB(13)).some((m) => m.method === 'notifications/message')).toBe(false);
     } finally {
       await transport.terminateSession().catch(() => undefined);
       await client.close();

@@ -36,10 +36,28 @@ export function capabilityToolRegistrations(tools: CapabilityTools): McpRegistra
       _meta: { [CAPABILITY_META_KEY]: tool.capabilityId },
     };
     const structured = outputSchema === undefined ? undefined : tool.outputSchema?.type === 'array' ? 'wrapped' : 'object';
-    const handler = async (args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> =>
-      toToolResult(await tools.call(tool.name, args ?? {}, callOf(ctx).caller, ctx.mcpReq.signal), structured);
+    const handler = async (args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> => {
+      const started = performance.now();
+      const result = await tools.call(tool.name, args ?? {}, callOf(ctx).caller, ctx.mcpReq.signal);
+      await logCall(ctx, tool.capabilityId, result, performance.now() - started);
+      return toToolResult(result, structured);
+    };
     return { tool: tool.name, register: (server: McpServer) => void server.registerTool(tool.name, config, handler) };
   });
+}
+
+/** The `logger` name of the module's log notifications. */
+export const LOG_NAME = 'restap';
+
+/**
+ * One log notification per capability call (`info` when it answered, `warning` when it was
+ * refused or failed): the capability, the HTTP status, the error code, the time taken — never
+ * arguments or answers. The SDK sends it only where a channel and a level allow: a 2025-era session
+ * at or above its `logging/setLevel` level, a 2026-07-28 request that asked for logs.
+ */
+async function logCall(ctx: ServerContext, capability: string, result: InvocationResult, ms: number): Promise<void> {
+  const data = { capability, status: result.status, ms: Math.round(ms), ...(result.ok ? {} : { error: result.error }) };
+  await ctx.mcpReq.log(result.ok ? 'info' : 'warning', data, LOG_NAME).catch(() => undefined);
 }
 
 /** Hints only: a GET capability reads; nothing else is claimed (the host knows its side effects). */

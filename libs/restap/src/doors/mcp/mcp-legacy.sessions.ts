@@ -16,7 +16,12 @@ interface LocalSession {
   lastUsed: number;
   /** GET streams open on it here (it is not let go while one is). */
   streams: number;
+  /** The `logging/setLevel` level its server was given here. */
+  level: string | null;
 }
+
+/** The levels of `logging/setLevel` (RFC 5424, as MCP names them). */
+const LOG_LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 
 /** How often idle sessions are let go, ms. */
 const SWEEP_MS = 30_000;
@@ -68,7 +73,8 @@ export class McpLegacySessions implements OnApplicationShutdown {
       this.stateless ??= legacyStatelessFallback((ctx) => this.factory.create('legacy', ctx.requestInfo), (error) => this.warn(error), { maxRequestBodySize: this.options.limits.bodyBytes });
       return this.stateless(request, options);
     }
-    const session = await this.find(id);
+    const level = setLevelOf(body);
+    const session = await this.find(id, level);
     // The SDK's transport answers an unknown session itself (404, "Session not found"): one that knows another id.
     if (!session) return (await (this.sentinel ??= this.rebuild(randomBytes(24).toString('base64url'), SENTINEL_INIT, false))).transport.handleRequest(request, options);
     session.lastUsed = Date.now();
@@ -114,8 +120,12 @@ export class McpLegacySessions implements OnApplicationShutdown {
     return session.transport.handleRequest(request, options);
   }
 
-  /** The session held here, or rebuilt from storage; undefined when it is gone (ended, expired, never was). */
-  private async find(id: string): Promise<LocalSession | undefined> {
+  /**
+   * The session held here, or rebuilt from storage; undefined when it is gone (ended, expired,
+   * never was). `setting`: the level the request sets with `logging/setLevel`, stored for every
+   * replica (the SDK's own handler then applies it here); a level set elsewhere is replayed here.
+   */
+  private async find(id: string, setting?: string): Promise<LocalSession | undefined> {
     const hash = mcpSessionHash(id);
     const key = hash.toString('hex');
     const stored = await this.store.find(hash, this.config.ttlMs);
@@ -125,27 +135,35 @@ export class McpLegacySessions implements OnApplicationShutdown {
       if (held) this.drop(held);
       return undefined;
     }
-    if (held) return held;
-    let pending = this.opening.get(key);
-    if (!pending) {
-      pending = this.rebuild(id, stored.init, true).finally(() => this.opening.delete(key));
-      this.opening.set(key, pending);
+    if (setting !== undefined) await this.store.setLevel(hash, setting);
+    let session = held;
+    if (!session) {
+      let pending = this.opening.get(key);
+      if (!pending) {
+        pending = this.rebuild(id, stored.init, true).finally(() => this.opening.delete(key));
+        this.opening.set(key, pending);
+      }
+      session = await pending;
     }
-    return pending;
+    if (session && setting !== undefined) session.level = setting;
+    else if (session && stored.logLevel && stored.logLevel !== session.level) await this.replayLevel(session, id, stored.init, stored.logLevel);
+    return session;
   }
 
   /** The session's server and transport built again, the client's handshake replayed into them. */
   private async rebuild(id: string, init: unknown, keep: boolean): Promise<LocalSession> {
     const session = this.build(id, mcpSessionHash(id), undefined);
     await session.server.connect(session.transport);
-    const replay = (message: unknown, headers: Record<string, string> = {}) =>
-      session.transport.handleRequest(new Request('http://restap.invalid/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(message) }), { parsedBody: message });
-    const answer = await replay({ jsonrpc: '2.0', id: 'restap-replay', method: 'initialize', params: init });
-    await answer.text();
-    const version = (init as { protocolVersion?: unknown } | undefined)?.protocolVersion;
-    await (await replay({ jsonrpc: '2.0', method: 'notifications/initialized' }, { 'mcp-session-id': id, ...(typeof version === 'string' ? { 'mcp-protocol-version': version } : {}) })).text();
+    await (await replay(session, { jsonrpc: '2.0', id: 'restap-replay', method: 'initialize', params: init })).text();
+    await (await replay(session, { jsonrpc: '2.0', method: 'notifications/initialized' }, sessionHeaders(id, init))).text();
     if (keep) this.keep(session);
     return session;
+  }
+
+  /** A level set on another replica, given to this one's server through the SDK's own `logging/setLevel` handler. */
+  private async replayLevel(session: LocalSession, id: string, init: unknown, level: string): Promise<void> {
+    session.level = level;
+    await (await replay(session, { jsonrpc: '2.0', id: 'restap-replay-level', method: 'logging/setLevel', params: { level } }, sessionHeaders(id, init))).text();
   }
 
   private build(id: string, hash: Buffer, initialized: (() => Promise<void>) | undefined): LocalSession {
@@ -164,7 +182,7 @@ export class McpLegacySessions implements OnApplicationShutdown {
       maxRequestBodySize: this.options.limits.bodyBytes,
     });
     transport.onerror = (error) => this.warn(error);
-    const session: LocalSession = { hash, server, transport, lastUsed: Date.now(), streams: 0 };
+    const session: LocalSession = { hash, server, transport, lastUsed: Date.now(), streams: 0, level: null };
     return session;
   }
 
@@ -205,6 +223,25 @@ export class McpLegacySessions implements OnApplicationShutdown {
     // The SDK's message may quote what the client sent (header values): one short line.
     this.logger.warn(logLine(`MCP: ${error.name}: ${error.message}`));
   }
+}
+
+/** Sends `message` into the session's transport as its client would (the replayed handshake and levels); the answer is read to its end. */
+function replay(session: LocalSession, message: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  const request = new Request('http://restap.invalid/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(message) });
+  return session.transport.handleRequest(request, { parsedBody: message });
+}
+
+/** The headers of a request in an open session. */
+function sessionHeaders(id: string, init: unknown): Record<string, string> {
+  const version = (init as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+  return { 'mcp-session-id': id, ...(typeof version === 'string' ? { 'mcp-protocol-version': version } : {}) };
+}
+
+/** The level a `logging/setLevel` request sets, if the body is one with a valid level (the SDK answers the rest). */
+function setLevelOf(body: unknown): string | undefined {
+  const message = body as { method?: unknown; params?: { level?: unknown } } | undefined;
+  const level = message?.method === 'logging/setLevel' ? message.params?.level : undefined;
+  return typeof level === 'string' && LOG_LEVELS.has(level) ? level : undefined;
 }
 
 /** The handshake of the transport that answers requests for unknown sessions (it never serves one). */

@@ -59,7 +59,12 @@ export class McpServerFactory {
       {
         ...(agent.description ? { instructions: agent.description } : {}),
         // listChanged: false — the catalog is fixed after bootstrap, so no list ever changes (the SDK would advertise true).
-        capabilities: { tools: { listChanged: false }, ...(withNews ? { resources: { subscribe, listChanged: false } } : {}) },
+        capabilities: {
+          tools: { listChanged: false },
+          ...(withNews ? { resources: { subscribe, listChanged: false } } : {}),
+          // Log notifications reach a 2025-era client on its session (its level kept for every replica).
+          ...(session ? { logging: {} } : {}),
+        },
       },
     );
     const surface = (this.surface ??= this.build());

@@ -5,7 +5,7 @@ import { RestapSql, statement } from '../../persistence/restap-sql';
 const CREATE = statement(`INSERT INTO restap_mcp_sessions (id_hash, init) VALUES ($1, $2::json)`, 'mcp.session-create');
 /** A live session's handshake; a session unseen for longer than the TTL is gone. */
 const FIND = statement(`
-  SELECT init, seen_at < now() - interval '60 seconds' AS stale FROM restap_mcp_sessions
+  SELECT init, log_level, seen_at < now() - interval '60 seconds' AS stale FROM restap_mcp_sessions
   WHERE id_hash = $1 AND seen_at > now() - $2 * interval '1 millisecond'`, 'mcp.session-find');
 const TOUCH = statement(`UPDATE restap_mcp_sessions SET seen_at = now() WHERE id_hash = $1`, 'mcp.session-touch');
 const DELETE = statement(`DELETE FROM restap_mcp_sessions WHERE id_hash = $1`, 'mcp.session-delete');
@@ -14,6 +14,7 @@ const SUBSCRIBE = statement(`
   UPDATE restap_mcp_sessions SET subscriptions = array_append(array_remove(subscriptions, $2::text), $2::text)
   WHERE id_hash = $1`, 'mcp.session-subscribe');
 const UNSUBSCRIBE = statement(`UPDATE restap_mcp_sessions SET subscriptions = array_remove(subscriptions, $2::text) WHERE id_hash = $1`, 'mcp.session-unsubscribe');
+const SET_LEVEL = statement(`UPDATE restap_mcp_sessions SET log_level = $2 WHERE id_hash = $1`, 'mcp.session-log-level');
 const SUBSCRIBED = statement(`SELECT id_hash FROM restap_mcp_sessions WHERE id_hash = ANY($1::bytea[]) AND $2::text = ANY(subscriptions)`, 'mcp.session-subscribed');
 
 /** SHA-256 of an Mcp-Session-Id: what storage keeps of it. */
@@ -37,11 +38,15 @@ export class McpSessionStore {
   }
 
   /** The session's handshake, if the session lives; counts as use (seen_at, at most once a minute). */
-  async find(hash: Buffer, ttlMs: number): Promise<{ init: unknown } | undefined> {
-    const [row] = await this.sql.query<{ init: unknown; stale: boolean }>(FIND, [hash, ttlMs]);
+  async find(hash: Buffer, ttlMs: number): Promise<{ init: unknown; logLevel: string | null } | undefined> {
+    const [row] = await this.sql.query<{ init: unknown; log_level: string | null; stale: boolean }>(FIND, [hash, ttlMs]);
     if (!row) return undefined;
     if (row.stale) await this.sql.query(TOUCH, [hash]);
-    return { init: row.init };
+    return { init: row.init, logLevel: row.log_level };
+  }
+
+  async setLevel(hash: Buffer, level: string): Promise<void> {
+    await this.sql.query(SET_LEVEL, [hash, level]);
   }
 
   async delete(hash: Buffer): Promise<void> {

@@ -19,6 +19,10 @@ export class RestapMcpSessionEntity {
   @Column({ type: 'text', array: true, default: () => "'{}'" })
   subscriptions: string[];
 
+  /** The level the client set with `logging/setLevel` (log notifications below it are not sent). */
+  @Column({ name: 'log_level', type: 'text', nullable: true })
+  logLevel: string | null;
+
   @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
   createdAt: Date;
 

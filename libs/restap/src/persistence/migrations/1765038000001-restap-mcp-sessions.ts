@@ -9,6 +9,7 @@ export class RestapMcpSessions1765038000001 implements MigrationInterface {
       id_hash bytea PRIMARY KEY,
       init json NOT NULL,
       subscriptions text[] NOT NULL DEFAULT '{}',
+      log_level text,
       created_at timestamptz NOT NULL DEFAULT now(),
       seen_at timestamptz NOT NULL DEFAULT now())`);
     await q.query(`CREATE INDEX restap_mcp_sessions_seen_idx ON restap_mcp_sessions (seen_at)`);
