@@ -55,9 +55,9 @@ describe('issue 38, item 1: wire errors are JSON-RPC errors with the codes the A
     expect((await post(rpc('ListTasks', { statusTimestampAfter: '2026-01-01T00:00:00Z' }))).rpc.result).toBeDefined();
   });
 
-  it('a body that is not JSON is ContentTypeNotSupportedError (-32005), not read', async () => {
+  it('a body that is not JSON is ContentTypeNotSupportedError (-32005, HTTP 415), not read', async () => {
     const res = await fetch(`${agent.url}/a2a`, { method: 'POST', headers: { 'Content-Type': 'text/plain', 'A2A-Version': '1.0' }, body: rpc('GetTask', { id: 'x' }) });
-    expect(res.status).toBe(200);
+    expect(res.status).toBe(415);
     expect((await res.json()).error).toMatchObject({ code: -32005 });
     const rest = await fetch(`${agent.url}/a2a/rest/message:send`, { method: 'POST', headers: { 'Content-Type': 'text/plain', 'A2A-Version': '1.0' }, body: '{}' });
     expect(rest.status).toBe(415);

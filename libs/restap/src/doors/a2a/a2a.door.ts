@@ -235,7 +235,8 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
       // In the protocol's terms (ContentTypeNotSupportedError), as the SDK's own guards would answer.
       const error = new ContentTypeNotSupportedError('Content-Type is not accepted: A2A messages are application/json (or application/a2a+json).');
       if (rest) return void res.status(415).json(toRestErrorBody(error, 415));
-      return void res.status(200).json({ jsonrpc: '2.0', id: null, error: toJsonRpcError(error) });
+      // HTTP 415 still (a form or no-cors fetch is refused at the HTTP level), with the JSON-RPC error as its body.
+      return void res.status(415).json({ jsonrpc: '2.0', id: null, error: toJsonRpcError(error) });
     }
     this.json.read(req, res, next, (error) => (error instanceof InvalidJsonException ? parseError(res, rest) : fail(res, error)));
   }
