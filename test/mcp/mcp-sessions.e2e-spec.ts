@@ -6,6 +6,7 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 import { startSample, type RunningApp } from '../support/sample-app';
 import { startRoundRobin, type RoundRobin } from './round-robin.proxy';
 import { connectModern } from './mcp-clients';
+import { startMcpFixture } from './mcp-fixture-app';
 
 // Issue 38, item 7: 2025-era clients get what 2026 clients get — a stateful mode (Mcp-Session-Id
 // kept in PostgreSQL, any replica serves it), resources/subscribe and notifications/resources/updated
@@ -189,5 +190,46 @@ describe('issue 38, item 7: the stateful mode for 2025-era MCP clients, across t
     const res = await fetch(`${a.url}/mcp`, { method: 'POST', headers: ACCEPT, body: '{"jsonrpc": ' });
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: Invalid JSON' } });
+  });
+});
+
+describe('issue 38, item 7: a session ended on one replica closes its GET stream on the other', () => {
+  let db: TestDatabase;
+  let a: RunningApp;
+  let b: RunningApp;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const options = { mcp: { enabled: true, sessions: { idleMs: 1000 } } };
+    a = await startMcpFixture(db.target, options);
+    b = await startMcpFixture(db.target, options);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await db?.drop();
+  });
+
+  it('DELETE on B: the GET stream held on A ends within a sweep (mcp.sessions.idleMs / 2), and the session is gone on A', async () => {
+    const init = await fetch(`${a.url}/mcp`, { method: 'POST', headers: ACCEPT, body: JSON.stringify(INIT) });
+    const id = init.headers.get('mcp-session-id') as string;
+    await init.text();
+    const session = { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' };
+    const opened = Date.now();
+    const stream = await fetch(`${a.url}/mcp`, { headers: { Accept: 'text/event-stream', ...session } });
+    expect(stream.status).toBe(200);
+    // The head comes at once, not with the first keep-alive 15 s later.
+    expect(Date.now() - opened).toBeLessThan(2000);
+    const ended = (async () => {
+      const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+      while (!(await reader.read()).done);
+      return Date.now();
+    })();
+    await sleep(1500); // longer than idleMs: a stream keeps the session held (and alive)
+    expect((await fetch(`${a.url}/mcp`, { method: 'POST', headers: { ...ACCEPT, ...session }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) })).status).toBe(200);
+    const deleted = Date.now();
+    expect((await fetch(`${b.url}/mcp`, { method: 'DELETE', headers: session })).status).toBe(200);
+    const endedAt = await ended;
+    expect(endedAt - deleted).toBeLessThan(3000);
+    expect((await fetch(`${a.url}/mcp`, { method: 'POST', headers: { ...ACCEPT, ...session }, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' }) })).status).toBe(404);
   });
 });

@@ -23,7 +23,7 @@ interface LocalSession {
 /** The levels of `logging/setLevel` (RFC 5424, as MCP names them). */
 const LOG_LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 
-/** How often idle sessions are let go, ms. */
+/** How often idle sessions are let go (and listening ones checked), at most, ms; half `idleMs` when that is shorter. */
 const SWEEP_MS = 30_000;
 
 /**
@@ -65,7 +65,7 @@ export class McpLegacySessions implements OnApplicationShutdown {
 
   /** Serves one 2025-era request (as `isLegacyRequest` classifies it). */
   async fetch(request: Request, options?: McpHandlerRequestOptions): Promise<Response> {
-    this.sweeper ??= setInterval(() => this.sweep(), SWEEP_MS).unref();
+    this.sweeper ??= setInterval(() => this.sweep(), Math.max(500, Math.min(SWEEP_MS, this.config.idleMs / 2))).unref();
     const body = options?.parsedBody;
     if (request.method === 'POST' && isInitializeRequest(body)) return this.open(request, options);
     const id = request.headers.get('mcp-session-id');
@@ -214,9 +214,26 @@ export class McpLegacySessions implements OnApplicationShutdown {
     if (close) void session.server.close().catch(() => undefined);
   }
 
+  /**
+   * Lets idle sessions go from memory; a session whose GET stream is open here counts as used (it
+   * does not expire while its client listens), and one ended elsewhere (DELETE on another replica)
+   * or expired is let go, closing its stream.
+   */
   private sweep(): void {
     const cutoff = Date.now() - this.config.idleMs;
-    for (const session of this.local.values()) if (session.streams === 0 && session.lastUsed < cutoff) this.drop(session);
+    const listening: LocalSession[] = [];
+    for (const session of this.local.values()) {
+      if (session.streams > 0) listening.push(session);
+      else if (session.lastUsed < cutoff) this.drop(session);
+    }
+    if (!listening.length) return;
+    this.store.keepAlive(listening.map((s) => s.hash), this.config.ttlMs).then(
+      (alive) => {
+        const keys = new Set(alive.map((hash) => hash.toString('hex')));
+        for (const session of listening) if (!keys.has(session.hash.toString('hex'))) this.drop(session);
+      },
+      () => undefined, // logged by the store; the next sweep tries again
+    );
   }
 
   private warn(error: Error): void {

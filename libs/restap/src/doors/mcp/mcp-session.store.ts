@@ -15,6 +15,11 @@ const SUBSCRIBE = statement(`
   WHERE id_hash = $1`, 'mcp.session-subscribe');
 const UNSUBSCRIBE = statement(`UPDATE restap_mcp_sessions SET subscriptions = array_remove(subscriptions, $2::text) WHERE id_hash = $1`, 'mcp.session-unsubscribe');
 const SET_LEVEL = statement(`UPDATE restap_mcp_sessions SET log_level = $2 WHERE id_hash = $1`, 'mcp.session-log-level');
+/** Sessions whose GET stream is open count as used; those gone (ended elsewhere, expired) are not returned. */
+const KEEP_ALIVE = statement(`
+  UPDATE restap_mcp_sessions SET seen_at = now()
+  WHERE id_hash = ANY($1::bytea[]) AND seen_at > now() - $2 * interval '1 millisecond'
+  RETURNING id_hash`, 'mcp.session-keep-alive');
 const SUBSCRIBED = statement(`SELECT id_hash FROM restap_mcp_sessions WHERE id_hash = ANY($1::bytea[]) AND $2::text = ANY(subscriptions)`, 'mcp.session-subscribed');
 
 /** SHA-256 of an Mcp-Session-Id: what storage keeps of it. */
@@ -59,6 +64,12 @@ export class McpSessionStore {
 
   async unsubscribe(hash: Buffer, uri: string): Promise<void> {
     await this.sql.query(UNSUBSCRIBE, [hash, uri]);
+  }
+
+  /** Of `hashes` (sessions with an open GET stream), those that still live, marked as used. */
+  async keepAlive(hashes: Buffer[], ttlMs: number): Promise<Buffer[]> {
+    if (!hashes.length) return [];
+    return (await this.sql.query<{ id_hash: Buffer }>(KEEP_ALIVE, [hashes, ttlMs])).map((row) => row.id_hash);
   }
 
   /** Of `hashes`, those subscribed to `uri`. */

@@ -162,6 +162,7 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
       bindCall(request, call);
       return serve(request, options);
     };
+    if (req.method === 'GET') flushHeadOnWrite(res);
     void toNodeHandler({ fetch }, this.adapter)(req, res, req.method === 'POST' ? req.body : undefined);
   }
 
@@ -186,6 +187,19 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
     const sessionId = header === undefined ? undefined : parseSessionId(Array.isArray(header) ? header : header.trim());
     return sessionId === undefined ? { caller: callerOf(req) } : { caller: callerOf(req), sessionId };
   }
+}
+
+/**
+ * A session's GET stream may stay silent until its first notification (or keep-alive, 15 s): its
+ * head is sent as soon as the SDK's adapter writes it, so the client knows at once the stream is open.
+ */
+function flushHeadOnWrite(res: Response): void {
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => Response;
+  res.writeHead = ((...args: unknown[]) => {
+    const out = writeHead(...args);
+    res.flushHeaders();
+    return out;
+  }) as Response['writeHead'];
 }
 
 /** True for a `subscriptions/listen` request: its answer is a stream that stays open. */
