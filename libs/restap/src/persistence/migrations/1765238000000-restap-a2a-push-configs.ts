@@ -1,8 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** The A2A door's push-notification configs (issue 38). Plain SQL that PostgreSQL 13+ and PGlite both run. */
-export class RestapA2aPushConfigs1765038000000 implements MigrationInterface {
-  name = 'RestapA2aPushConfigs1765038000000';
+export class RestapA2aPushConfigs1765238000000 implements MigrationInterface {
+  name = 'RestapA2aPushConfigs1765238000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`CREATE TABLE restap_a2a_push_configs (

@@ -1,8 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** The MCP door's sessions for 2025-era clients (issue 38). Plain SQL that PostgreSQL 13+ and PGlite both run. */
-export class RestapMcpSessions1765038000001 implements MigrationInterface {
-  name = 'RestapMcpSessions1765038000001';
+export class RestapMcpSessions1765238000001 implements MigrationInterface {
+  name = 'RestapMcpSessions1765238000001';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`CREATE TABLE restap_mcp_sessions (
