@@ -23,7 +23,7 @@
  * Beside the instructions, the writing transactions per request (transaction ids the server handed out).
  *
  * Env: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a fresh database
- * restap_instructions is made in it), N (1000), C (4), WARM (5000). Loopback only.
+ * restap_instructions, or BENCH_DATABASE_NAME, is made in it), N (1000), C (4), WARM (5000). Loopback only.
  * WARM: at 1,500 the counted requests still carried V8's optimizing compiler (echo read 1,786k
  * instructions there and 763k after 4,000); C=1 also takes batching (which varies run to run) out of the count.
  */
@@ -172,7 +172,7 @@ async function writingTransactionId(url) {
 async function main() {
   const names = process.argv.slice(2);
   if (!names.length) throw new Error(`name scenarios: ${Object.keys(SCENARIOS).join(', ')}`);
-  const database = await db.freshDatabase(SERVER, 'restap_instructions');
+  const database = await db.freshDatabase(SERVER, process.env.BENCH_DATABASE_NAME || 'restap_instructions');
   for (const name of names) {
     const { instructions, commits } = await measure(name, database.url);
     console.log(`${name}: ${(instructions / 1000).toFixed(1)} k instructions/request, ${commits.toFixed(2)} writing transactions/request (${N} requests at ${C} connections after ${WARM} warm-up)`);

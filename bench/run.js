@@ -5,6 +5,7 @@
  * prints a table and writes BENCHMARKS.md. Loopback only; every step is bounded in time.
  *
  * Env: BENCH_DATABASE_URL (server to use; default postgres://postgres@127.0.0.1:5432/postgres),
+ * BENCH_DATABASE_NAME (the database dropped and re-created there; default restap_bench),
  * BENCH_SECONDS (per scenario, default 5), BENCH_ROUNDS (baseline/scenario pairs, default 3),
  * BENCH_SKIP_BUILD=1, BENCH_NEWS_ROWS (default 1000000), BENCH_IDLE_STREAMS (5000), BENCH_IDLE_POLLS (5000),
  * BENCH_IDLE_WINDOW_MS (6000) for the idle step, BENCH_HELD_POLLS (1000), BENCH_POST_RATE (200/s),
@@ -35,6 +36,9 @@ const IDLE_POLLS = Number(process.env.BENCH_IDLE_POLLS ?? 5000);
 const IDLE_WINDOW_MS = Number(process.env.BENCH_IDLE_WINDOW_MS) || 6000;
 const HEARTBEAT_MS = 1000;
 const SERVER = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+/** The database the run drops and re-creates on SERVER: give each concurrent run its own (BENCH_DATABASE_NAME). */
+const DATABASE_NAME = process.env.BENCH_DATABASE_NAME || 'restap_bench';
+if (!/^[a-z_][a-z0-9_]{0,62}$/.test(DATABASE_NAME)) throw new Error(`BENCH_DATABASE_NAME must be a lower-case identifier, got ${JSON.stringify(DATABASE_NAME)}`);
 /** BENCH_ONLY=talk,news-get runs only those steps (and writes no BENCHMARKS.md): one of STEPS. */
 const STEPS = ['discovery', 'talk', 'sse', 'news-post', 'floors', 'news-get', 'idle', 'long-poll', 'doors'];
 const ONLY = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((x) => x.trim()) : null;
@@ -70,7 +74,7 @@ async function agentLoad(agent, opts) {
 
 async function main() {
   if (!process.env.BENCH_SKIP_BUILD) execSync('npm run build', { stdio: 'inherit', cwd: path.join(__dirname, '..') });
-  const database = await db.freshDatabase(SERVER, 'restap_bench');
+  const database = await db.freshDatabase(SERVER, DATABASE_NAME);
   const pool = new db.Pool({ connectionString: database.url, max: CONNECTIONS });
   const agent = await startAgent({
     port: 3900 + Math.floor(Math.random() * 90),

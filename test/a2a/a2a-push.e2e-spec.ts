@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { openReplicaDatabase, type ReplicaDatabase } from '../support/replica-database';
 import { startSample, type RunningApp } from '../support/sample-app';
 
 // Issue 38, item 3: push notifications — configs in PostgreSQL, delivery by the SDK's sender from
@@ -60,23 +61,23 @@ async function call(base: string, method: string, params: unknown) {
 }
 
 describe('issue 38, item 3: push notifications across two replicas on one database', () => {
-  let db: TestDatabase;
+  let db: ReplicaDatabase | undefined;
   let llm: FakeLlm;
   let a: RunningApp;
   let b: RunningApp;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
+    db = await openReplicaDatabase();
     llm = await startFakeLlm({ reply: 'one two three four five six seven eight' });
     const config = { llm: { baseUrl: llm.baseUrl, model: 'test-model' }, pushAllowHosts: ['127.0.0.1'] };
-    a = await startSample(db.target, config);
-    b = await startSample(db.target, config);
+    a = await startSample({ url: db.url }, config);
+    b = await startSample({ url: db.url }, config);
   });
   afterAll(async () => {
     await a?.close();
     await b?.close();
     await llm?.close();
-    await db?.drop();
+    await db?.close();
   });
 
   it('the card says pushNotifications: true', async () => {

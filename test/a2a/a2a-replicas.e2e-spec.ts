@@ -1,9 +1,8 @@
 import { TaskState } from '@a2a-js/sdk';
 import { Client } from 'pg';
 import { startFakeLlm, type ChatRequestBody, type FakeLlm } from '../support/fake-llm';
-import { createTestDatabase, usingServer, type TestDatabase } from '../support/test-database';
+import { openReplicaDatabase, type ReplicaDatabase } from '../support/replica-database';
 import { startSample, type RunningApp } from '../support/sample-app';
-import { createTempPostgres, type TempPostgres } from '../reliability/support/temp-postgres';
 import { API_KEY, artifactText, asTask, clientFor, collect, sendParams, text, userMessage, withKey } from './a2a-support';
 
 // Two instances of the sample on one PostgreSQL: the one of TEST_DATABASE_URL, else one the test
@@ -14,21 +13,15 @@ jest.setTimeout(120_000);
 const SEEN = (body: ChatRequestBody): string => `Seen ${(body.messages ?? []).filter((m) => m.role === 'user').map((m) => m.content).join(' | ')}`;
 
 describe('A2A door: two instances on one database', () => {
-  let db: TestDatabase | undefined;
-  let pg: TempPostgres | undefined;
+  let shared: ReplicaDatabase | undefined;
   let llm: FakeLlm;
   let a: RunningApp;
   let b: RunningApp;
   let url: string;
 
   beforeAll(async () => {
-    if (usingServer()) {
-      db = await createTestDatabase();
-      url = db.url as string;
-    } else {
-      pg = await createTempPostgres();
-      url = pg.url;
-    }
+    shared = await openReplicaDatabase();
+    url = shared.url;
     llm = await startFakeLlm({ reply: SEEN });
     const config = { llm: { baseUrl: llm.baseUrl, model: 'test-model' }, apiKey: API_KEY };
     a = await startSample({ url }, config);
@@ -38,8 +31,7 @@ describe('A2A door: two instances on one database', () => {
     await a?.close();
     await b?.close();
     await llm?.close();
-    await db?.drop();
-    pg?.destroy();
+    await shared?.close();
   });
 
   it('a task sent to A is read on B; a follow-up on B in the same context continues the history', async () => {

@@ -28,7 +28,8 @@ describe('restap CLI against the sample agent (real HTTP, PostgreSQL)', () => {
     expect(out).toMatch(/text\.echo\s+POST\s+\/text\/echo\s+Echo text back/);
     expect(out).toMatch(/text\.reverse\s+POST\s+\/text\/reverse\s+Reverse text/);
     expect(out).toContain('package: Text Analysis Agent skill (claude-plugin)');
-    expect(out).toContain('  install: claude --plugin-dir apps/sample-agent/plugin');
+    // issue 40 item 8: an install line that works outside this repository, the agent's URL filled in
+    expect(out).toContain(`  install: restap skill ${agent.url} --out ~/.claude/skills/text-analysis-agent/SKILL.md`);
   });
 
   describe('talk', () => {

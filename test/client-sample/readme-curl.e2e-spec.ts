@@ -10,6 +10,9 @@ const READMES = ['README.md', 'apps/sample-agent/README.md'];
 /** Routes of the sample that are not capabilities: discovery, Swagger, health, served packages. */
 const NOT_CAPABILITIES = /^\/(\.well-known\/(restap|agent-card)\.json|docs(-json)?|health\/(live|ready)|packages\/[\w.-]+)$/;
 
+/** An endpoint as a pattern: `/notes/{id}` matches `/notes/1` (a path parameter filled in). */
+const servedAt = (endpoint: string): RegExp => new RegExp(`^${endpoint.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`);
+
 interface CurlCall { readme: string; line: number; method: string; path: string }
 
 /** Each `curl` of a README with a literal http://127.0.0.1:3000/<path> URL (not one read from the catalog). */
@@ -30,11 +33,11 @@ describe('The READMEs\' curl examples use the paths the sample\'s catalog gives 
     capabilities = (await RestapClient.discover(agent.url)).catalog.capabilities;
   });
 
-  it('every literal curl URL is a catalog endpoint with its method, or discovery / Swagger / health / a served package', () => {
+  it('every literal curl URL is a catalog endpoint with its method (path parameters filled in), or discovery / Swagger / health / a served package', () => {
     const calls = READMES.flatMap(curlCalls);
     expect(calls.length).toBeGreaterThan(3);
     const unknown = calls.filter(
-      (c) => !NOT_CAPABILITIES.test(c.path) && !capabilities.some((cap) => cap.endpoint === c.path && cap.method === c.method),
+      (c) => !NOT_CAPABILITIES.test(c.path) && !capabilities.some((cap) => servedAt(cap.endpoint).test(c.path) && cap.method === c.method),
     );
     expect(unknown).toEqual([]);
   });

@@ -96,7 +96,7 @@ describe('restap CLI against the compliant fixture', () => {
 
       const listed = await run(['news', agent.url]);
       expect(listed.out).toMatch(/^\d{4}-\d\d-\d\dT.*Z {2}reply {2}from agent-b ↩ q1: blue \{"color":"blue"\}\n$/);
-      expect(listed.err).toContain(`1 items · next: --since ${agent.state.news[0].timestamp}`);
+      expect(listed.err).toContain(`1 item · next: --since ${agent.state.news[0].timestamp}`);
       const since = await run(['news', agent.url, '--since', String(agent.state.news[0].timestamp), '--json']);
       expect(JSON.parse(since.out)).toMatchObject({ items: [], has_more: false });
     });

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { builtinModules } from 'node:module';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createTestDatabase, TestDatabase } from '../support/test-database';
@@ -87,5 +87,17 @@ describe('libs/restap is a real npm package: `nestjs-restap` packs, installs fro
     });
     expect(result.talk).toMatchObject({ status: 200, body: { reply: 'HELLO' } });
     expect(result.playground).toEqual({ title: 'RESTAP playground', entry: 200, type: 'text/javascript; charset=utf-8' });
+  });
+
+  it('an ESM host (`"type": "module"`, as `nest new` scaffolds) imports the README\'s names from the installed package (issue 40, item 1)', () => {
+    // Node's ESM loader sees the CommonJS build's named exports only when its static analysis finds them.
+    const names = ['RestapModule', 'Capability', 'Talk', 'News', 'RESTAP_ENTITIES', 'RESTAP_MIGRATIONS', 'RestapExpressAdapter', 'openAiToolLoop', 'RestapExceptionFilter'];
+    const esm = join(consumer, 'esm-host');
+    mkdirSync(esm);
+    writeFileSync(join(esm, 'package.json'), JSON.stringify({ name: 'esm-host', private: true, type: 'module' }));
+    symlinkSync(join(consumer, 'node_modules'), join(esm, 'node_modules'), 'dir');
+    writeFileSync(join(esm, 'main.js'), `import { ${names.join(', ')} } from 'nestjs-restap';\nconsole.log(JSON.stringify({ ${names.map((n) => `${n}: typeof ${n}`).join(', ')} }));\n`);
+    const types = JSON.parse(run(process.execPath, ['main.js'], esm).trim());
+    expect(Object.entries(types).filter(([, type]) => type === 'undefined')).toEqual([]);
   });
 });

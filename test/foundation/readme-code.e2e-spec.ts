@@ -1,10 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as ts from 'typescript';
 
-// Compiles the TypeScript blocks of the READMEs as a host app would: against the module's types
-// (`nestjs-restap` resolves to libs/restap/src through tsconfig's paths, as the package's .d.ts
-// would), with the repository's strict compiler options. Each program takes a few seconds.
+// Compiles the TypeScript blocks of the README, the docs pages and the package's README as a host app
+// would: against the module's types (`nestjs-restap` resolves to libs/restap/src through tsconfig's
+// paths, as the package's .d.ts would), with the repository's strict compiler options, twice: as a
+// CommonJS app, and as the ESM app `nest new` scaffolds (`"type": "module"` in its package.json, so
+// a relative import without `.js` is TS2835) (issue 40, item 1). Each program takes a few seconds.
 jest.setTimeout(120_000);
 
 const ROOT = join(__dirname, '../..');
@@ -28,7 +30,7 @@ function blocksOf(readme: string): Block[] {
     const code = match[2].split('\n').map((l) => l.slice(indent)).join('\n');
     const line = text.slice(0, match.index).split('\n').length;
     const named = /^\/\/ (src\/[\w./-]+\.ts)\b/.exec(code)?.[1];
-    blocks.push({ readme, line, file: named ?? `src/block-${line}.ts`, code });
+    blocks.push({ readme, line, file: named ?? `src/block-${readme.replace(/\W+/g, '-')}-${line}.ts`, code });
   }
   return blocks;
 }
@@ -39,24 +41,42 @@ const options = (): ts.CompilerOptions => {
   return { ...parsed.options, noEmit: true, noUnusedLocals: false, types: ['node'] };
 };
 
+/** How the host app is set up: the repository's CommonJS, or the ESM of a `nest new` scaffold. */
+type Host = 'CommonJS' | 'ESM (nest new)';
+const HOSTS: Host[] = ['CommonJS', 'ESM (nest new)'];
+
+/** The host's package.json beside the blocks: what makes Node (and TypeScript's nodenext) treat them as ESM. */
+const hostPackageJson = (host: Host): string =>
+  JSON.stringify({ name: 'host-app', private: true, ...(host === 'ESM (nest new)' ? { type: 'module' } : {}) });
+
+/** The README and every docs page: one host app, so a page's `./app.module.js` is the README's. */
+const GUIDES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+
 /** The last program: the next one reuses its parsed declaration files (node_modules), unchanged. */
-let previous: ts.Program | undefined;
+let previous: { kind: Host; program: ts.Program } | undefined;
 
 /** Type-checks `files` (virtual path → code) together; returns readable diagnostics. */
-function compile(files: Map<string, string>): string[] {
+function compile(files: Map<string, string>, kind: Host = 'CommonJS'): string[] {
   const compilerOptions = options();
+  // An ESM import of a bare name never resolves a folder's index: the installed package's `main`
+  // (dist/index.js) is what Node loads, so the sources stand in as that file.
+  if (kind === 'ESM (nest new)') {
+    compilerOptions.paths = { ...compilerOptions.paths, 'nestjs-restap': ['./libs/restap/src/index.js'], 'restap-client': ['./libs/restap-client/src/index.js'] };
+  }
   const host = ts.createCompilerHost(compilerOptions);
   const virtual = new Map([...files].map(([file, code]) => [join(VIRTUAL_ROOT, file), code]));
+  const packageJson = join(VIRTUAL_ROOT, 'package.json');
   const { fileExists, readFile, getSourceFile } = host;
-  host.fileExists = (name) => virtual.has(name) || fileExists.call(host, name);
-  host.readFile = (name) => virtual.get(name) ?? readFile.call(host, name);
+  host.fileExists = (name) => name === packageJson || virtual.has(name) || fileExists.call(host, name);
+  host.readFile = (name) => (name === packageJson ? hostPackageJson(kind) : virtual.get(name) ?? readFile.call(host, name));
   host.getSourceFile = (name, version, onError, create) => {
     const code = virtual.get(name);
     return code !== undefined ? ts.createSourceFile(name, code, version, true) : getSourceFile.call(host, name, version, onError, create);
   };
   host.directoryExists = (dir) => [...virtual.keys()].some((f) => f.startsWith(dir)) || ts.sys.directoryExists(dir);
-  const program = ts.createProgram({ rootNames: [...virtual.keys()], options: compilerOptions, host, oldProgram: previous });
-  previous = program;
+  // A program's files keep the module format they were first read with: no reuse across hosts.
+  const program = ts.createProgram({ rootNames: [...virtual.keys()], options: compilerOptions, host, oldProgram: previous?.kind === kind ? previous.program : undefined });
+  previous = { kind, program };
   return ts
     .getPreEmitDiagnostics(program)
     .filter((d) => !d.file || virtual.has(d.file.fileName))
@@ -82,20 +102,39 @@ function programsOf(blocks: Block[]): Array<{ label: string; files: Map<string, 
       programs.push(program);
     }
     program.files.set(block.file, block.code);
-    program.label += `${program.label ? ', ' : ''}${block.file} (line ${block.line})`;
+    program.label += `${program.label ? ', ' : ''}${block.file} (${block.readme}:${block.line})`;
   }
   return programs;
 }
 
-describe.each(['README.md', 'libs/restap/README.md'])('the TypeScript in %s compiles as a host app would write it', (readme) => {
-  const blocks = blocksOf(readme);
+describe.each([
+  ['README.md and docs/*.md', GUIDES],
+  ['libs/restap/README.md', ['libs/restap/README.md']],
+])('the TypeScript in %s compiles as a host app would write it (issue 40, items 1 and 13)', (_name, readmes) => {
+  const blocks = readmes.flatMap(blocksOf);
 
   it('has TypeScript blocks to check (the fence pattern still finds them)', () => {
     expect(blocks.length).toBeGreaterThan(2);
   });
 
-  it.each(programsOf(blocks).map((p) => [p.label, p.files] as const))('compiles: %s', (_label, files) => {
-    expect(compile(files)).toEqual([]);
+  describe.each(HOSTS)('in a %s host', (kind) => {
+    it.each(programsOf(blocks).map((p) => [p.label, p.files] as const))('compiles: %s', (_label, files) => {
+      expect(compile(files, kind)).toEqual([]);
+    });
+  });
+});
+
+describe('issue 40 item 1: the ESM host is really ESM (the check above can fail)', () => {
+  const files = (from: string) => new Map([
+    ['src/brain.ts', 'export class Brain {}'],
+    ['src/app.ts', `import { Brain } from '${from}';\nexport const brain = new Brain();`],
+  ]);
+
+  it('a relative import without .js is TS2835 in the ESM host and compiles in the CommonJS one; with .js it compiles in both', () => {
+    expect(compile(files('./brain'), 'ESM (nest new)')).toEqual([expect.stringMatching(/^src\/app\.ts:1 TS2835: /)]);
+    expect(compile(files('./brain'), 'CommonJS')).toEqual([]);
+    expect(compile(files('./brain.js'), 'ESM (nest new)')).toEqual([]);
+    expect(compile(files('./brain.js'), 'CommonJS')).toEqual([]);
   });
 });
 

@@ -51,9 +51,9 @@ describe('Discovery follows Nest routing: global prefix, URI versioning, RouterM
     expect(byId['admin.stats']).toMatchObject({ method: 'GET', endpoint: '/api/admin/stats/{period}' });
   });
 
-  it('@Param("id") and @Query("q") become parameters: the path one required, the query one optional', () => {
+  it('@Param("id") and @Query("q") become parameters (ParseIntPipe: integer, issue 40 item 3): the path one required, the query one optional', () => {
     expect(byId['items.get'].parameters).toEqual([
-      { name: 'id', in: 'path', required: true, schema: { type: 'number' } },
+      { name: 'id', in: 'path', required: true, schema: { type: 'integer' } },
       { name: 'q', in: 'query', required: false, schema: { type: 'string' } },
     ]);
   });

@@ -23,3 +23,27 @@ describe('The sample keeps ordinary Nest tooling: Swagger UI beside RESTAP disco
     expect(doc.paths['/text/echo'].post).toBeDefined();
   });
 });
+
+describe('issue 40 item 11: Swagger documents the error answers of /talk and /news, and the SSE content type', () => {
+  const agent = useSampleAgent();
+  const ERROR = { type: 'object', required: ['error', 'message'] };
+
+  it('POST /talk: 200 as JSON or text/event-stream; 400/401/406/413/415/429/503 with the {error, message} schema', async () => {
+    const doc = await (await fetch(`${agent.url}/docs-json`)).json();
+    const talk = doc.paths['/talk'].post.responses;
+    expect(Object.keys(talk['200'].content)).toEqual(['application/json', 'text/event-stream']);
+    for (const status of ['400', '401', '406', '413', '415', '429', '502', '503', '504']) {
+      expect(talk[status]?.content?.['application/json']?.schema).toMatchObject(ERROR);
+    }
+  });
+
+  it('GET and POST /news: their 200 shapes and error answers (POST: 413, 415, 422)', async () => {
+    const doc = await (await fetch(`${agent.url}/docs-json`)).json();
+    const read = doc.paths['/news'].get.responses;
+    const post = doc.paths['/news'].post.responses;
+    expect(read['200'].content['application/json'].schema).toMatchObject({ required: ['items', 'timestamp'] });
+    expect(post['200'].content['application/json'].schema).toMatchObject({ required: ['status', 'news_id', 'message'] });
+    for (const status of ['400', '401', '429', '503']) expect(read[status].content['application/json'].schema).toMatchObject(ERROR);
+    for (const status of ['400', '413', '415', '422', '429', '503']) expect(post[status].content['application/json'].schema).toMatchObject(ERROR);
+  });
+});

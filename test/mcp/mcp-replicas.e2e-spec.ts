@@ -1,6 +1,5 @@
-import { createTestDatabase, usingServer, type TestDatabase } from '../support/test-database';
+import { openReplicaDatabase, type ReplicaDatabase } from '../support/replica-database';
 import type { RunningApp } from '../support/sample-app';
-import { createTempPostgres, type TempPostgres } from '../reliability/support/temp-postgres';
 import { CLIENT_KINDS, connectClient, connectModern } from './mcp-clients';
 import { startMcpFixture, TALK_PIECES } from './mcp-fixture-app';
 import { startRoundRobin, type RoundRobin } from './round-robin.proxy';
@@ -10,21 +9,14 @@ import { startRoundRobin, type RoundRobin } from './round-robin.proxy';
 jest.setTimeout(120_000);
 
 describe('MCP behind a round-robin load balancer (two instances, one PostgreSQL)', () => {
-  let db: TestDatabase | undefined;
-  let pg: TempPostgres | undefined;
+  let shared: ReplicaDatabase | undefined;
   let a: RunningApp;
   let b: RunningApp;
   let lb: RoundRobin;
 
   beforeAll(async () => {
-    let url: string;
-    if (usingServer()) {
-      db = await createTestDatabase();
-      url = db.url as string;
-    } else {
-      pg = await createTempPostgres();
-      url = pg.url;
-    }
+    shared = await openReplicaDatabase();
+    const url = shared.url;
     a = await startMcpFixture({ url });
     b = await startMcpFixture({ url });
     lb = await startRoundRobin([a.url, b.url]);
@@ -33,8 +25,7 @@ describe('MCP behind a round-robin load balancer (two instances, one PostgreSQL)
     await lb?.close();
     await a?.close();
     await b?.close();
-    await db?.drop();
-    pg?.destroy();
+    await shared?.close();
   });
 
   it.each(CLIENT_KINDS)('the %s client connects, lists, calls and continues a talk session across both instances', async (kind) => {

@@ -2,7 +2,7 @@ import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.j
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { openReplicaDatabase, type ReplicaDatabase } from '../support/replica-database';
 import { startSample, type RunningApp } from '../support/sample-app';
 import { startRoundRobin, type RoundRobin } from './round-robin.proxy';
 import { connectModern } from './mcp-clients';
@@ -46,22 +46,22 @@ async function legacyClient(url: string): Promise<{ client: LegacyClient; transp
 }
 
 describe('issue 38, item 7: the stateful mode for 2025-era MCP clients, across two replicas', () => {
-  let db: TestDatabase;
+  let db: ReplicaDatabase | undefined;
   let a: RunningApp;
   let b: RunningApp;
   let lb: RoundRobin;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    a = await startSample(db.target, {});
-    b = await startSample(db.target, {});
+    db = await openReplicaDatabase();
+    a = await startSample({ url: db.url }, {});
+    b = await startSample({ url: db.url }, {});
     lb = await startRoundRobin([a.url, b.url]);
   });
   afterAll(async () => {
     await lb?.close();
     await a?.close();
     await b?.close();
-    await db?.drop();
+    await db?.close();
   });
 
   it('a 2025-11-25 client subscribed to the news resource on A receives notifications/resources/updated when an item is posted on B', async () => {
@@ -166,7 +166,7 @@ describe('issue 38, item 7: the stateful mode for 2025-era MCP clients, across t
     const id = init.headers.get('mcp-session-id') as string;
     await init.text();
     const { Client } = await import('pg');
-    const pg = new Client({ connectionString: db.url as string });
+    const pg = new Client({ connectionString: (db as ReplicaDatabase).url });
     await pg.connect();
     try {
       const rows = await pg.query('SELECT id_hash::text AS h, init::text AS i FROM restap_mcp_sessions');
@@ -194,19 +194,19 @@ describe('issue 38, item 7: the stateful mode for 2025-era MCP clients, across t
 });
 
 describe('issue 38, item 7: a session ended on one replica closes its GET stream on the other', () => {
-  let db: TestDatabase;
+  let db: ReplicaDatabase | undefined;
   let a: RunningApp;
   let b: RunningApp;
   beforeAll(async () => {
-    db = await createTestDatabase();
+    db = await openReplicaDatabase();
     const options = { mcp: { enabled: true, sessions: { idleMs: 1000 } } };
-    a = await startMcpFixture(db.target, options);
-    b = await startMcpFixture(db.target, options);
+    a = await startMcpFixture({ url: db.url }, options);
+    b = await startMcpFixture({ url: db.url }, options);
   });
   afterAll(async () => {
     await a?.close();
     await b?.close();
-    await db?.drop();
+    await db?.close();
   });
 
   it('DELETE on B: the GET stream held on A ends within a sweep (mcp.sessions.idleMs / 2), and the session is gone on A', async () => {

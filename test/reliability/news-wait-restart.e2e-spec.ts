@@ -1,7 +1,7 @@
 import { NewsWakeups } from 'nestjs-restap';
 import { NewsWaits } from 'nestjs-restap/core/news/news-waits';
 import { getNews, postNews, type HttpAnswer, type WireNewsPage } from '../fixtures/news-http';
-import { createTempPostgres, tempPostgresAvailable, type TempPostgres } from './support/temp-postgres';
+import { createTempPostgres, tempPostgresAvailable, type TempPostgres } from '../support/temp-postgres';
 import { startReliabilityApp, type ReliabilityApp } from './support/reliability-app';
 
 // Issue 18 — held polls across a PostgreSQL restart. A private server of the test's own (never the

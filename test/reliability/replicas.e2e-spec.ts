@@ -1,8 +1,7 @@
 import type { TalkContext } from 'nestjs-restap';
-import { createTestDatabase, usingServer, type TestDatabase } from '../support/test-database';
+import { openReplicaDatabase, type ReplicaDatabase } from '../support/replica-database';
 import { openTalkStream, postTalk } from '../fixtures/talk-sse';
 import { getNews, postNews, type WireNewsPage } from '../fixtures/news-http';
-import { createTempPostgres, type TempPostgres } from './support/temp-postgres';
 import { startReliabilityApp, type ReliabilityApp } from './support/reliability-app';
 
 // Issue 6, item 7 — two app instances on one PostgreSQL behave as one agent: a session begun on A
@@ -11,28 +10,20 @@ import { startReliabilityApp, type ReliabilityApp } from './support/reliability-
 jest.setTimeout(120_000);
 
 describe('issue 6, item 7 — two replicas on one PostgreSQL', () => {
-  let db: TestDatabase | undefined;
-  let pg: TempPostgres | undefined;
+  let shared: ReplicaDatabase | undefined;
   let a: ReliabilityApp;
   let b: ReliabilityApp;
 
   beforeAll(async () => {
-    let url: string;
-    if (usingServer()) {
-      db = await createTestDatabase();
-      url = db.url as string;
-    } else {
-      pg = await createTempPostgres();
-      url = pg.url;
-    }
+    shared = await openReplicaDatabase();
+    const url = shared.url;
     a = await startReliabilityApp({ url });
     b = await startReliabilityApp({ url });
   });
   afterAll(async () => {
     await a?.close();
     await b?.close();
-    await db?.drop();
-    pg?.destroy();
+    await shared?.close();
   });
 
   it('a session begun on A continues on B (and back on A), with the whole history, over JSON and SSE', async () => {

@@ -3,10 +3,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createConnection } from 'node:net';
 import type { RestapRateLimitOptions } from 'nestjs-restap';
-import { createTestDatabase, usingServer, type TestDatabase } from '../support/test-database';
+import { openReplicaDatabase, type ReplicaDatabase } from '../support/replica-database';
 import { getNews } from '../fixtures/news-http';
 import { freePort } from './support/child-agent';
-import { createTempPostgres, type TempPostgres } from './support/temp-postgres';
 import { startReliabilityApp, type ReliabilityApp } from './support/reliability-app';
 
 // Issue 18, item 4 — rate limits shared by replicas through rate-limiter-flexible behind the
@@ -59,12 +58,11 @@ async function hits(apps: ReliabilityApp[], n: number): Promise<number[]> {
 /** Two replicas of one agent (a fresh name: counters of earlier runs in the shared Redis never count). */
 function useReplicas(rateLimit: () => RestapRateLimitOptions, logger?: CapturingLogger): { a: ReliabilityApp; b: ReliabilityApp } {
   const pair = {} as { a: ReliabilityApp; b: ReliabilityApp };
-  let db: TestDatabase | undefined;
-  let pg: TempPostgres | undefined;
+  let shared: ReplicaDatabase | undefined;
   beforeAll(async () => {
     let url: string;
-    if (usingServer()) url = (db = await createTestDatabase()).url as string;
-    else url = (pg = await createTempPostgres()).url;
+    shared = await openReplicaDatabase();
+    url = shared.url;
     const restap = { agent: { name: `Rate limit fixture ${randomBytes(6).toString('hex')}` }, rateLimit: rateLimit() };
     pair.a = await startReliabilityApp({ url }, { restap, logger });
     pair.b = await startReliabilityApp({ url }, { restap, logger });
@@ -72,8 +70,7 @@ function useReplicas(rateLimit: () => RestapRateLimitOptions, logger?: Capturing
   afterAll(async () => {
     await pair.a?.close();
     await pair.b?.close();
-    await db?.drop();
-    pg?.destroy();
+    await shared?.close();
   });
   return pair;
 }

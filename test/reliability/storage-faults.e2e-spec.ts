@@ -4,7 +4,7 @@ import { startSample, type RunningApp } from '../support/sample-app';
 import { eventsOnly, openTalkStream, postTalk } from '../fixtures/talk-sse';
 import { postNews, readAll } from '../fixtures/news-http';
 import { rawRequest, type RawRequest } from './support/raw-http';
-import { createTempPostgres, tempPostgresAvailable, type TempPostgres } from './support/temp-postgres';
+import { createTempPostgres, tempPostgresAvailable, type TempPostgres } from '../support/temp-postgres';
 import { startReliabilityApp, type ReliabilityApp } from './support/reliability-app';
 import { CapturingLogger } from '../fixtures/talk-app';
 

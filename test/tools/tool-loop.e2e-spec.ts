@@ -38,7 +38,7 @@ const toolFrames = (frames: SseFrame[]): SseFrame[] => frames.filter((f) => f.ev
 async function storedAssistant(app: TalkFixture, sessionId: string): Promise<{ status: string; tool_steps: unknown }> {
   const keyHash = createHash('sha256').update(sessionId, 'utf8').digest();
   const rows = await app.app.get(DataSource).query(
-    `SELECT t.status, t.tool_steps FROM restap_turns t JOIN restap_sessions s ON s.id = t.session_id WHERE s.key_hash = $1 AND t.role = 'assistant'`,
+    `SELECT t.status, t.tool_steps FROM restap_turns t JOIN restap_sessions s ON s.id = t.session_id WHERE s.key_hash = $1 AND t.role = 'assistant' AND t.status <> 'open'`,
     [keyHash],
   );
   return rows[0];
@@ -72,7 +72,7 @@ describe('openAiToolLoop: the model calls the app\'s capabilities through ctx.to
       const names = (llm.requests.at(-1)!.body as ChatRequestBody).tools!.map((t) => t.function.name);
       expect(names).toEqual(['orders_get', 'orders_create', 'orders_wrapped', 'orders_teapot', 'orders_closed', 'orders_crash', 'orders_slow']);
       const getOrder = (llm.requests.at(-1)!.body as ChatRequestBody).tools![0].function.parameters;
-      expect(getOrder).toEqual({ type: 'object', properties: { id: { type: 'number' }, verbose: { type: 'string' } }, required: ['id'] });
+      expect(getOrder).toEqual({ type: 'object', properties: { id: { type: 'integer' }, verbose: { type: 'string' } }, required: ['id'] });
       const talk = (await (await fetch(`${app.url}/.well-known/restap.json`)).json()).capabilities.find((c: { id: string }) => c.id === 'talk');
       expect(talk.streaming.events).toEqual(expect.arrayContaining(['tool.start', 'tool.end']));
     });

@@ -6,6 +6,9 @@ import { LLM_CONFIG } from './brain/llm.config';
 import { OfflineResponder } from './brain/offline.responder';
 import { BENCH_MODE, SampleBrain } from './brain/sample.brain';
 import { TextController } from './text/text.controller';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Note } from './notes/note.entity';
+import { NotesController } from './notes/notes.controller';
 import { API_KEY, ApiKeyGuard } from './auth/api-key.guard';
 import { HealthModule } from './health/health.module';
 import { PLAYGROUND_PATH, RootController } from './playground/root.controller';
@@ -21,9 +24,10 @@ export const AGENT_INFO = {
 /** What the LLM is told about itself before every conversation. */
 export const SYSTEM_PROMPT =
   'You are the Text Analysis Agent, an AI agent specialized in text processing and analysis. ' +
-  'Besides talking, you offer two capabilities over HTTP: POST /text/echo returns a text unchanged and ' +
+  'Besides talking, you offer text capabilities over HTTP: POST /text/echo returns a text unchanged and ' +
   'POST /text/reverse returns it reversed; mention them when they help, and call them as tools when asked ' +
-  'to echo or reverse a text. Answer concisely.';
+  'to echo or reverse a text. You also keep notes (create, list with a filter, get by id, delete) with the notes_* tools: ' +
+  'use them when asked to remember, find or forget something, and never delete a note unless asked to. Answer concisely.';
 
 /** The sample RESTAP agent. `AppModule.register(config)` lets tests choose the database. */
 @Module({})
@@ -60,15 +64,21 @@ export class AppModule {
           playground: { enabled: config.playground !== false, path: PLAYGROUND_PATH },
           // MCP: stateless for 2026-07-28 clients, sessions (kept in PostgreSQL) for 2025-era ones.
           mcp: { enabled: true, sessions: config.mcpSessions !== false },
+          ...(config.requireApproval ? { approval: { require: requireApprovalOf(config.requireApproval) } } : {}),
           rateLimit: config.rateLimitPerMinute
             ? { limit: config.rateLimitPerMinute, ttlMs: 60_000, ...(config.redisUrl ? { redis: config.redisUrl } : {}) }
             : false,
           guards: [ApiKeyGuard],
           ...(config.shutdownGraceMs ? { shutdownGraceMs: config.shutdownGraceMs } : {}),
+          replicas: {
+            ...(config.replicaHeartbeatMs ? { heartbeatMs: config.replicaHeartbeatMs } : {}),
+            ...(config.orphanAfterMs ? { orphanAfterMs: config.orphanAfterMs } : {}),
+          },
         }),
         HealthModule,
+        TypeOrmModule.forFeature([Note]),
       ],
-      controllers: [TextController, PackagesController, ...(config.playground !== false ? [RootController] : [])],
+      controllers: [TextController, NotesController, PackagesController, ...(config.playground !== false ? [RootController] : [])],
       providers: [
         { provide: API_KEY, useValue: config.apiKey },
         { provide: PACKAGES_DIR, useValue: config.packagesDir },
@@ -80,4 +90,10 @@ export class AppModule {
       ],
     };
   }
+}
+
+/** `approval.require` of RESTAP_REQUIRE_APPROVAL: every call of a listed capability needs a person's yes. */
+function requireApprovalOf(ids: readonly string[]): (capabilityId: string) => boolean {
+  const gated = new Set(ids);
+  return (capabilityId) => gated.has(capabilityId);
 }

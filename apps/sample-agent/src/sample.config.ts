@@ -26,6 +26,10 @@ export interface SampleConfig {
   apiKey?: string;
   /** RESTAP_SHUTDOWN_GRACE_MS: how long open /talk turns may finish on SIGTERM; unset: the module default. */
   shutdownGraceMs?: number;
+  /** RESTAP_REPLICA_HEARTBEAT_MS: how often this instance writes its heartbeat (replicas.heartbeatMs); unset: the module default. */
+  replicaHeartbeatMs?: number;
+  /** RESTAP_ORPHAN_AFTER_MS: silence after which an instance's open work is ended by the others (replicas.orphanAfterMs); unset: the module default. */
+  orphanAfterMs?: number;
   /** RESTAP_ACCESS_LOG=1: one log line per request (method, path with session_id redacted, status, ms). */
   accessLog?: boolean;
   /** RESTAP_PLAYGROUND=0 turns the playground page (and the redirect of GET / to it) off; on by default. */
@@ -42,6 +46,11 @@ export interface SampleConfig {
   pushAllowHosts?: string[];
   /** RESTAP_MCP_SESSIONS=0 turns off the stateful mode for 2025-era MCP clients (mcp.sessions); on by default. */
   mcpSessions?: boolean;
+  /**
+   * RESTAP_REQUIRE_APPROVAL: comma-separated capability ids (e.g. `text.reverse`) that a person must
+   * approve before any door runs them (the module's `approval.require`; docs/approvals.md).
+   */
+  requireApproval?: string[];
 }
 
 /** Requests per minute when RESTAP_RATE_LIMIT is unset (a person or a polling agent stays far below it). */
@@ -68,11 +77,14 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
     trustProxy: trustProxyFromEnv(env),
     apiKey: env.RESTAP_API_KEY?.trim() || undefined,
     shutdownGraceMs: intFromEnv(env, 'RESTAP_SHUTDOWN_GRACE_MS', 1),
+    replicaHeartbeatMs: intFromEnv(env, 'RESTAP_REPLICA_HEARTBEAT_MS', 1),
+    orphanAfterMs: intFromEnv(env, 'RESTAP_ORPHAN_AFTER_MS', 1),
     accessLog: env.RESTAP_ACCESS_LOG === '1',
     playground: env.RESTAP_PLAYGROUND !== '0',
     packagesDir: resolve(env.RESTAP_PACKAGES_DIR || 'dist/packages'),
-    pushAllowHosts: env.RESTAP_A2A_PUSH_ALLOW_HOSTS?.split(',').map((h) => h.trim()).filter(Boolean),
+    pushAllowHosts: listFromEnv(env.RESTAP_A2A_PUSH_ALLOW_HOSTS),
     mcpSessions: env.RESTAP_MCP_SESSIONS !== '0',
+    requireApproval: listFromEnv(env.RESTAP_REQUIRE_APPROVAL),
   };
   return Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined)) as unknown as SampleConfig;
 }
@@ -96,4 +108,10 @@ function intFromEnv(env: NodeJS.ProcessEnv, name: string, min: number): number |
     throw new Error(`${name} must be an integer of at least ${min}, got '${raw}'.`);
   }
   return Number(raw);
+}
+
+/** A comma-separated list, blanks dropped; undefined when empty. */
+function listFromEnv(raw: string | undefined): string[] | undefined {
+  const list = (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return list.length ? list : undefined;
 }

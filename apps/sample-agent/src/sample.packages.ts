@@ -35,7 +35,9 @@ export const PLUGIN_PACKAGE: RestapPackage = {
   version: '0.1.0',
   skill_file: 'SKILL.md',
   path: 'apps/sample-agent/plugin',
-  install: 'claude --plugin-dir apps/sample-agent/plugin',
+  // `apps/sample-agent/plugin` exists only in this repository: the install line works anywhere the
+  // client is installed, since `restap skill` writes this very SKILL.md from the live catalog.
+  install: 'restap skill <agent-url> --out ~/.claude/skills/text-analysis-agent/SKILL.md',
 };
 
 /**

@@ -138,3 +138,44 @@ describe('resolveOptions: sessions for 2025-era MCP clients, the HTTP+JSON bindi
     expect(failure({ agent, a2a: { pushNotifications: { retries: -1 } } })).toMatch(/retries/);
   });
 });
+
+describe('resolveOptions: replicas (issue 32, items 9 and 15)', () => {
+  it('heartbeat every 5 s, orphaned after 30 s by default; given values are kept', () => {
+    expect(resolveOptions({ agent }).replicas).toEqual({ heartbeatMs: 5_000, orphanAfterMs: 30_000 });
+    expect(resolveOptions({ agent, replicas: { heartbeatMs: 200, orphanAfterMs: 1_500 } }).replicas).toEqual({ heartbeatMs: 200, orphanAfterMs: 1_500 });
+  });
+
+  it('refuses an orphan window shorter than two heartbeats, and non-positive values', () => {
+    expect(() => resolveOptions({ agent, replicas: { heartbeatMs: 1_000, orphanAfterMs: 1_500 } })).toThrow(/replicas.orphanAfterMs \(1500\) must be at least twice replicas.heartbeatMs \(1000\)/);
+    expect(() => resolveOptions({ agent, replicas: { orphanAfterMs: 9_000 } })).toThrow(/at least twice/);
+    expect(() => resolveOptions({ agent, replicas: { heartbeatMs: 0 } })).toThrow(/replicas.heartbeatMs must be a positive integer/);
+  });
+});
+
+describe('resolveOptions: approval (issue 35)', () => {
+  it('defaults: approvals expire after 15 minutes; a caller is stored as a credential fingerprint, never the credential', () => {
+    const { approval } = resolveOptions({ agent });
+    expect(approval.ttlMs).toBe(15 * 60_000);
+    expect(approval.require).toBeUndefined();
+    const who = approval.identify({ headers: { authorization: 'Bearer s3cret-token' } });
+    expect(who).toMatch(/^cred:[0-9a-f]{16}$/);
+    expect(who).not.toContain('s3cret');
+    expect(approval.identify({ headers: { 'x-api-key': 's3cret-token' } })).toBe(who);
+    expect(approval.identify({ headers: {} })).toBe('anonymous');
+  });
+
+  it('takes require, ttlMs and identify (identify falling back to the fingerprint when it answers nothing)', () => {
+    const require = (id: string): boolean => id === 'orders.cancel';
+    const { approval } = resolveOptions({ agent, approval: { require, ttlMs: 60_000, identify: (c) => (c.headers['x-user'] as string | undefined) } });
+    expect(approval.require).toBe(require);
+    expect(approval.ttlMs).toBe(60_000);
+    expect(approval.identify({ headers: { 'x-user': 'ada' } })).toBe('ada');
+    expect(approval.identify({ headers: {} })).toBe('anonymous');
+  });
+
+  it('refuses what is not a function or a positive integer', () => {
+    expect(failure({ agent, approval: { require: ['text.reverse'] } })).toMatch(/approval\.require must be a function/);
+    expect(failure({ agent, approval: { ttlMs: 0 } })).toMatch(/approval\.ttlMs/);
+    expect(failure({ agent, approval: 'yes' })).toMatch(/option approval must be/);
+  });
+});

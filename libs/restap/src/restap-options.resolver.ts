@@ -1,6 +1,7 @@
 import { CAPABILITY_ID_PATTERN } from './restap.constants';
 import { RestapBootstrapError } from './exceptions/restap-bootstrap.error';
-import type { ResolvedRestapA2aOptions, RestapA2aOptions, ResolvedRestapOptions, RestapCorsOptions, RestapMcpOptions, RestapModuleOptions, RestapPlaygroundOptions, RestapRateLimitOptions } from './interfaces/restap-options.interface';
+import { createHash } from 'node:crypto';
+import type { ResolvedRestapA2aOptions, ResolvedRestapApprovalOptions, RestapA2aOptions, ResolvedRestapOptions, RestapCorsOptions, RestapMcpOptions, RestapModuleOptions, RestapPlaygroundOptions, RestapRateLimitOptions } from './interfaces/restap-options.interface';
 
 const positiveInt = (value: unknown, field: string, required = false): void => {
   if ((required || value !== undefined) && (!Number.isInteger(value) || (value as number) <= 0)) {
@@ -44,6 +45,7 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
     'talk.contextBudget.totalChars': talk?.contextBudget?.totalChars,
     'talk.contextBudget.itemChars': talk?.contextBudget?.itemChars,
     'talk.toolTimeoutMs': talk?.toolTimeoutMs,
+    capabilityTimeoutMs: options.capabilityTimeoutMs,
     'news.maxTypeLength': news?.maxTypeLength,
     'news.defaultLimit': news?.defaultLimit,
     'news.maxLimit': news?.maxLimit,
@@ -56,7 +58,15 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
     'limits.lingeringCloseMs': options.limits?.lingeringCloseMs,
     'limits.lingeringCloseBytes': options.limits?.lingeringCloseBytes,
     shutdownGraceMs: options.shutdownGraceMs,
+    'replicas.heartbeatMs': options.replicas?.heartbeatMs,
+    'replicas.orphanAfterMs': options.replicas?.orphanAfterMs,
   })) positiveInt(value, field);
+  const replicas = { heartbeatMs: options.replicas?.heartbeatMs ?? 5_000, orphanAfterMs: options.replicas?.orphanAfterMs ?? 30_000 };
+  if (replicas.orphanAfterMs < 2 * replicas.heartbeatMs) {
+    throw new RestapBootstrapError(
+      `RestapModule option replicas.orphanAfterMs (${replicas.orphanAfterMs}) must be at least twice replicas.heartbeatMs (${replicas.heartbeatMs}): one late heartbeat must not make a live instance's work look orphaned.`,
+    );
+  }
   if (news?.scope !== undefined && news.scope !== 'global' && news.scope !== 'session') {
     throw new RestapBootstrapError(`RestapModule option news.scope must be 'global' or 'session', got ${JSON.stringify(news.scope)}.`);
   }
@@ -85,7 +95,6 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
       maxStreamsPerClient: talk?.maxStreamsPerClient ?? 50,
       events: [...(talk?.events ?? [])],
       tools: talk?.tools ?? true,
-      toolTimeoutMs: talk?.toolTimeoutMs ?? 30_000,
       title: talk?.title ?? 'Talk to agent',
       description: talk?.description ?? 'Send messages to the agent (triggers LLM processing)',
     },
@@ -113,15 +122,42 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
     ...(cors ? { cors } : {}),
     guards: [...(options.guards ?? [])],
     shutdownGraceMs: options.shutdownGraceMs ?? 10_000,
+    capabilityTimeoutMs: options.capabilityTimeoutMs ?? talk?.toolTimeoutMs ?? 30_000,
     storage: {
       requireSynchronousCommit: options.storage?.requireSynchronousCommit ?? false,
       preparedStatements: options.storage?.preparedStatements ?? true,
     },
+    replicas,
     a2a: resolveA2a(options.a2a),
     catalogCacheControl: options.catalogCacheControl ?? 'public, max-age=60',
     playground: resolvePlayground(options.playground),
     mcp,
+    approval: resolveApproval(options.approval),
   };
+}
+
+function resolveApproval(value: RestapModuleOptions['approval']): ResolvedRestapApprovalOptions {
+  if (value !== undefined && (!value || typeof value !== 'object')) {
+    throw new RestapBootstrapError('RestapModule option approval must be { require?, ttlMs?, identify? }.');
+  }
+  for (const field of ['require', 'identify'] as const) {
+    if (value?.[field] !== undefined && typeof value[field] !== 'function') {
+      throw new RestapBootstrapError(`RestapModule option approval.${field} must be a function.`);
+    }
+  }
+  positiveInt(value?.ttlMs, 'approval.ttlMs');
+  const identify = value?.identify;
+  return {
+    ...(value?.require ? { require: value.require } : {}),
+    ttlMs: value?.ttlMs ?? 15 * 60_000,
+    identify: identify ? (caller) => identify(caller) || fingerprintOf(caller) : fingerprintOf,
+  };
+}
+
+/** A caller's credentials as a fingerprint fit for an audit row: the credential itself never is. */
+function fingerprintOf(caller: { headers: Record<string, string | string[] | undefined> }): string {
+  const credentials = credentialsOf(caller);
+  return credentials ? `cred:${createHash('sha256').update(credentials).digest('hex').slice(0, 16)}` : 'anonymous';
 }
 
 /** Path segments of URL-safe characters; no `.` or `..` segment, no trailing slash (the doors' paths). */

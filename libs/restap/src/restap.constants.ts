@@ -35,3 +35,5 @@ export const ROUTE_METADATA = 'restap:route';
 
 /** Token of the options with every default filled in (see `resolveOptions`). */
 export const RESTAP_OPTIONS = Symbol('RESTAP_OPTIONS');
+/** The `routeDecorators` extra: decorators applied to every route the module owns, the doors' included. */
+export const RESTAP_ROUTE_DECORATORS = Symbol('RESTAP_ROUTE_DECORATORS');

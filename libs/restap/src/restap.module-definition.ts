@@ -2,6 +2,7 @@ import { ConfigurableModuleBuilder } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { RESTAP_ENTITIES } from './persistence';
 import { RESTAP_DATA_SOURCE, restapDataSourceProvider } from './persistence/restap-data-source';
+import { RESTAP_ROUTE_DECORATORS } from './restap.constants';
 import { createRestapControllers } from './doors/restap/restap.controllers';
 import type { RestapModuleExtras, RestapModuleOptions } from './interfaces/restap-options.interface';
 
@@ -21,7 +22,11 @@ export const {
     // The DataSource is chosen here, not in @Module(): its name is an extra, known when forRoot or
     // forRootAsync is called, while the options of forRootAsync only exist once its factory ran.
     imports: [...(definition.imports ?? []), TypeOrmModule.forFeature(RESTAP_ENTITIES, extras.dataSource)],
-    providers: [...(definition.providers ?? []), restapDataSourceProvider(extras.dataSource)],
+    providers: [
+      ...(definition.providers ?? []),
+      restapDataSourceProvider(extras.dataSource),
+      { provide: RESTAP_ROUTE_DECORATORS, useValue: [...(extras.routeDecorators ?? [])] },
+    ],
     exports: [...(definition.exports ?? []), RESTAP_DATA_SOURCE],
   }))
   .build();

@@ -1,8 +1,8 @@
 import { RESTAP_DATA_SOURCE } from './persistence/restap-data-source';
-import { Module } from '@nestjs/common';
+import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { RESTAP_OPTIONS } from './restap.constants';
-import { RESTAP_MODULE_OPTIONS, RestapConfigurableModule } from './restap.module-definition';
+import { RESTAP_ASYNC_OPTIONS_TYPE, RESTAP_MODULE_OPTIONS, RESTAP_OPTIONS_TYPE, RestapConfigurableModule } from './restap.module-definition';
 import { resolveOptions } from './restap-options.resolver';
 import { RestapBootstrapError } from './exceptions/restap-bootstrap.error';
 import { CatalogRoute } from './doors/restap/catalog/catalog.route';
@@ -10,17 +10,19 @@ import { CatalogService } from './doors/restap/catalog/catalog.service';
 import { RestapExplorer } from './core/registry/restap.explorer';
 import { RestapMetadataAccessor } from './core/registry/restap-metadata.accessor';
 import { RestapRegistry } from './core/registry/restap.registry';
-import { RestapBodyParser } from './doors/restap/http/restap-body.parser';
+import { DoorKit } from './doors/kit/door-kit';
+import { ValidationCheck } from './core/registry/validation.check';
 import { RestapCors } from './doors/restap/http/restap-cors';
 import { RestapFrontDoor } from './doors/restap/http/restap-front-door';
 import { RestapRouteFallback } from './doors/restap/http/restap-route.fallback';
 import { RestapDrain } from './core/lifecycle/restap-drain.service';
+import { RestapReplicas } from './core/lifecycle/restap-replicas.service';
 import { RESTAP_THROTTLER_STORAGE, RestapRateLimit } from './doors/kit/rate-limit/restap-rate-limit';
 import { RestapRouteMatcher } from './doors/restap/http/restap-route.matcher';
 import { ThrottlerStorageService, type ThrottlerStorage } from '@nestjs/throttler';
 import type { DataSource } from 'typeorm';
 import { SharedThrottlerStorage } from './doors/kit/rate-limit/restap-rate-limit.storage';
-import type { ResolvedRestapOptions } from './interfaces/restap-options.interface';
+import type { OptionalDoor, RestapModuleOptions, ResolvedRestapOptions } from './interfaces/restap-options.interface';
 import { StorageCheck } from './persistence/storage.check';
 import { RESTAP_SESSION_STORE } from './persistence/session.store';
 import { TypeOrmSessionStore } from './persistence/typeorm-session.store';
@@ -34,18 +36,31 @@ import { NewsDispatcher } from './core/news/news.dispatcher';
 import { NewsService } from './core/news/news.service';
 import { NewsWaits } from './core/news/news-waits';
 import { NewsWakeups } from './core/news/news-wakeups';
-import { McpDoor } from './doors/mcp/mcp.door';
 import { DoorGuards } from './doors/kit/guards/door-guards';
 import { DoorStreams } from './doors/kit/http/door-streams';
-import { McpNewsNotifier } from './doors/mcp/mcp-news.notifier';
-import { McpLegacySessions } from './doors/mcp/mcp-legacy.sessions';
-import { McpSessionStore } from './doors/mcp/mcp-session.store';
-import { McpServerFactory } from './doors/mcp/mcp-server.factory';
 import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
 import { CapabilityInvoker } from './core/invoker/capability-invoker';
 import { CapabilityTools } from './core/tools/capability-tools';
-import { PlaygroundDoor } from './doors/playground/playground.door';
-import { A2A_PROVIDERS } from './doors/a2a';
+import { ApprovalService } from './core/approvals/approval.service';
+import { RESTAP_APPROVAL_STORE } from './persistence/approval.store';
+import { TypeOrmApprovalStore } from './persistence/typeorm-approval.store';
+
+/** Which doors were loaded (see `withDoors`), for the options' check. */
+const RESTAP_LOADED_DOORS = Symbol('RESTAP_LOADED_DOORS');
+
+const ALL_DOORS: readonly OptionalDoor[] = ['mcp', 'a2a', 'playground'];
+
+/**
+ * Each optional door's Nest module, `require`d only when the door may open: a host without MCP or
+ * A2A never loads their SDKs (about 0.65 s of start-up, and their dependencies).
+ */
+const DOOR_MODULES: Readonly<Record<OptionalDoor, () => Type<unknown>>> = {
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded on demand, on purpose */
+  mcp: () => (require('./doors/mcp/mcp-door.module') as typeof import('./doors/mcp/mcp-door.module')).McpDoorModule,
+  a2a: () => (require('./doors/a2a/a2a-door.module') as typeof import('./doors/a2a/a2a-door.module')).A2aDoorModule,
+  playground: () => (require('./doors/playground/playground-door.module') as typeof import('./doors/playground/playground-door.module')).PlaygroundDoorModule,
+  /* eslint-enable @typescript-eslint/no-require-imports */
+};
 
 /** Where the rate limit counts: Redis or PostgreSQL shared by the replicas, the host's own store, or memory. */
 function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSource): ThrottlerStorage {
@@ -71,13 +86,15 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
 @Module({
   imports: [DiscoveryModule],
   providers: [
-    { provide: RESTAP_OPTIONS, useFactory: resolveOptions, inject: [RESTAP_MODULE_OPTIONS] },
+    { provide: RESTAP_OPTIONS, useFactory: resolveLoadedOptions, inject: [RESTAP_MODULE_OPTIONS, RESTAP_LOADED_DOORS] },
     RestapMetadataAccessor,
     RestapRegistry,
     RestapExplorer,
+    ValidationCheck,
     RestapCors,
     RestapDrain,
-    RestapBodyParser,
+    DoorKit,
+    RestapReplicas,
     RestapRateLimit,
     RestapRouteMatcher,
     RestapFrontDoor,
@@ -99,16 +116,43 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     { provide: RESTAP_TALK_NEWS_SOURCE, useExisting: NewsService },
     CapabilityInvoker,
     CapabilityTools,
-    PlaygroundDoor,
-    ...A2A_PROVIDERS,
-    McpNewsNotifier,
-    McpLegacySessions,
-    McpSessionStore,
-    McpServerFactory,
+    { provide: RESTAP_APPROVAL_STORE, useClass: TypeOrmApprovalStore },
+    ApprovalService,
     DoorGuards,
     DoorStreams,
-    McpDoor,
   ],
-  exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools],
+  // The doors' modules (imported below, when they may open) use the core and the kit through these.
+  exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools, DoorKit, RestapSql, RestapReplicas, ApprovalService],
 })
-export class RestapModule extends RestapConfigurableModule {}
+export class RestapModule extends RestapConfigurableModule {
+  static override forRoot(options: typeof RESTAP_OPTIONS_TYPE): DynamicModule {
+    return withDoors(super.forRoot(options), ALL_DOORS.filter((door) => (options[door] as { enabled?: unknown } | undefined)?.enabled === true));
+  }
+
+  static override forRootAsync(options: typeof RESTAP_ASYNC_OPTIONS_TYPE): DynamicModule {
+    return withDoors(super.forRootAsync(options), options.doors ?? ALL_DOORS);
+  }
+}
+
+/** The module definition with the modules of `doors` imported, and the list of them for `resolveLoadedOptions`. */
+function withDoors(definition: DynamicModule, doors: readonly OptionalDoor[]): DynamicModule {
+  for (const door of doors) {
+    if (!ALL_DOORS.includes(door)) throw new RestapBootstrapError(`RestapModule option doors lists ${JSON.stringify(door)}: the optional doors are ${ALL_DOORS.join(', ')}.`);
+  }
+  return {
+    ...definition,
+    imports: [...(definition.imports ?? []), ...doors.map((door) => DOOR_MODULES[door]())],
+    providers: [...(definition.providers ?? []), { provide: RESTAP_LOADED_DOORS, useValue: doors }],
+  };
+}
+
+/** The resolved options; a door they enable must have been loaded (forRootAsync's `doors`). */
+function resolveLoadedOptions(options: RestapModuleOptions, loaded: readonly OptionalDoor[]): ResolvedRestapOptions {
+  const resolved = resolveOptions(options);
+  for (const door of ALL_DOORS) {
+    if (resolved[door].enabled && !loaded.includes(door)) {
+      throw new RestapBootstrapError(`RestapModule option ${door}.enabled is true, but forRootAsync's doors (${loaded.join(', ') || 'none'}) does not list '${door}': add it so the door's module is loaded.`);
+    }
+  }
+  return resolved;
+}

@@ -4,7 +4,7 @@ import { isRecord } from '../catalog/catalog.validator';
 import type { Transport } from '../http/transport';
 import type { CatalogCapability, RestapCatalog } from '../interfaces/catalog.interface';
 import { CONTENT_TYPE_JSON, SESSION_ID_HEADER } from '../restap.constants';
-import { CheckFailure, CheckSkipped } from './check.outcome';
+import { AuthenticationRequired, CheckFailure, CheckSkipped } from './check.outcome';
 import { sendProbe, type Probe, type ProbeRequest } from './check.probe';
 
 /** Message sent to /talk: short, so probing an LLM-backed agent stays cheap. */
@@ -19,6 +19,8 @@ export class CheckContext {
   readonly newsRead?: CatalogCapability;
   readonly newsWrite?: CatalogCapability;
   private readonly memo = new Map<string, Promise<unknown>>();
+  /** Set once any probe was answered 401 (the run lacks credentials). */
+  authRequired = false;
 
   constructor(
     readonly catalog: RestapCatalog,
@@ -31,9 +33,17 @@ export class CheckContext {
     this.newsWrite = findNewsWrite(catalog);
   }
 
-  /** Sends a probe exactly as given. */
-  request(request: ProbeRequest): Promise<Probe> {
-    return sendProbe(this.transport, request, this.timeoutMs);
+  /**
+   * Sends a probe exactly as given. A 401 ends the rule as not exercised (AuthenticationRequired):
+   * no rule of RESTAP expects 401, so judging that answer would count a refusal as a pass or a failure.
+   */
+  async request(request: ProbeRequest): Promise<Probe> {
+    const probe = await sendProbe(this.transport, request, this.timeoutMs);
+    if (probe.status === 401) {
+      this.authRequired = true;
+      throw new AuthenticationRequired();
+    }
+    return probe;
   }
 
   /** Runs `fn` once per key for the whole run; later callers share the result (or the failure). */

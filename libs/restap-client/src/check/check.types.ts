@@ -65,7 +65,12 @@ export interface ConformanceReport {
   catalog_url: string;
   /** False when there was no JSON catalog at all: the URL is probably not a RESTAP agent. */
   catalog_found: boolean;
-  /** True when no MUST failed. */
+  /**
+   * True when a probe was answered 401: the rules that met it were skipped (never passed), and the
+   * report is not ok. Run again with the agent's credentials (`headers`).
+   */
+  auth_required: boolean;
+  /** True when no MUST failed and no probe was refused for want of credentials. */
   ok: boolean;
   summary: ConformanceSummary;
   results: CheckResult[];

@@ -63,7 +63,16 @@ export async function runConformance(url: string, opts: ConformanceOptions = {})
     must_failed: count('fail', 'MUST'),
     should_failed: count('fail', 'SHOULD'),
   };
-  return { base_url: location.baseUrl, catalog_url: location.catalogUrl, catalog_found: found, ok: summary.must_failed === 0, summary, results };
+  const authRequired = ctx.authRequired;
+  return {
+    base_url: location.baseUrl,
+    catalog_url: location.catalogUrl,
+    catalog_found: found,
+    auth_required: authRequired,
+    ok: summary.must_failed === 0 && !authRequired,
+    summary,
+    results,
+  };
 }
 
 function selectedBy(check: CheckDefinition, only: string[] | undefined): boolean {

@@ -93,9 +93,13 @@ function report(error: unknown, ctx: CliContext, command?: string): number {
       return EXIT.INTERRUPTED;
     case 'invalid_input':
       fail(error.message);
+      if (Array.isArray(error.details) && /^Missing path parameter/.test(error.message)) {
+        ctx.note(ctx.err.dim(`Give ${(error.details as string[]).map((name) => `--param ${name}=…`).join(' ')}.`));
+      }
       return EXIT.USAGE;
     default:
       fail(`${error.code}${error.status ? ` (HTTP ${error.status})` : ''}: ${error.message}`);
+      if (error.status === 401) ctx.note(ctx.err.dim("The agent wants credentials: add --header 'Authorization: Bearer …' (or the header its catalog's auth names)."));
       return EXIT.FAILURE;
   }
 }

@@ -120,16 +120,33 @@ export async function errorFromResponse(response: Response): Promise<RestapError
     // Not JSON (proxy page, plain text): keep the text as details.
   }
   const record = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
-  const code = typeof record.error === 'string' ? record.error : `http_${response.status}`;
+  // One code for one failure on every door: Nest's default body (`{statusCode, message, error: "Not
+  // Found"}`) gives `not_found`, as the module's MCP and A2A doors and its invoker name it.
+  const code = typeof record.error === 'string' && record.error ? snakeCode(record.error) : STATUS_CODES[response.status] ?? `http_${response.status}`;
+  const listed = Array.isArray(record.message) ? record.message.map(String).join('; ') : undefined;
   const message =
     typeof record.message === 'string'
       ? record.message
-      : `${response.status} ${response.statusText || 'error'} from ${response.url || 'the server'}`;
+      : listed ?? `${response.status} ${response.statusText || 'error'} from ${response.url || 'the server'}`;
   return new RestapError(code, message, {
     status: response.status,
     details: body,
     retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
   });
+}
+
+/** Codes of the statuses an HTTP error body may leave unnamed, as the module names them. */
+const STATUS_CODES: Record<number, string> = {
+  400: 'bad_request', 401: 'unauthorized', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 406: 'not_acceptable',
+  408: 'request_timeout', 409: 'conflict', 410: 'gone', 413: 'payload_too_large', 415: 'unsupported_media_type',
+  422: 'unprocessable_entity', 429: 'too_many_requests', 500: 'internal_server_error', 502: 'bad_gateway',
+  503: 'service_unavailable', 504: 'gateway_timeout',
+};
+
+/** `"Not Found"` → `not_found`; a code already in snake_case is kept. */
+function snakeCode(text: string): string {
+  if (/^[a-z0-9_]+$/.test(text)) return text;
+  return text.trim().toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '') || 'error';
 }
 
 function preview(text: string): string {

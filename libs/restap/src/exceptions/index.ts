@@ -15,3 +15,7 @@ export * from './too-many-requests.exception';
 export * from './shutting-down.exception';
 export * from './route-not-found.exception';
 export * from './method-not-allowed.exception';
+export * from './approval-not-found.exception';
+export * from './approval-decided.exception';
+export * from './approval-expired.exception';
+export * from './approval-mismatch.exception';

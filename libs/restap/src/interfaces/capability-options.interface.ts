@@ -1,10 +1,17 @@
 import type { Type } from '@nestjs/common';
+import type { RestapCaller } from '../core/caller';
 
 /**
  * What a capability answers, for its `output_schema`: a DTO class (`TodoDto`), a primitive
  * constructor (`String`, `Number`, `Boolean`, `Date`), or a one-element array of either for a
  * JSON array of them (`[TodoDto]`, `[String]`).
  */
+/**
+ * Decides whether one call needs a person's approval: `false`/`undefined` no, `true` yes (default
+ * question), a string yes with that question.
+ */
+export type CapabilityApprovalRule = (args: Readonly<Record<string, unknown>>, caller: RestapCaller) => boolean | string | undefined;
+
 export type CapabilityOutput = Type<unknown> | readonly [Type<unknown>];
 
 /**
@@ -32,6 +39,18 @@ export interface CapabilityOptions {
   /** Offer the capability to the model behind /talk (and other doors) as a tool. @default true */
   tool?: boolean;
   /**
+   * A person must approve each call made through a door (a /talk tool call, an MCP `tools/call`, an
+   * A2A capability call) before it runs: `true` for every call, or a function of the call's
+   * arguments and caller answering `false` (no approval needed), `true` (needed, default question)
+   * or a string (needed: the question shown to the person). Direct HTTP calls to the route are not
+   * gated: the host's own guards govern them. See docs/approvals.md.
+   * @default false
+   *
+   * @example
+   * @Capability({ id: 'stock.restock', title: 'Restock', approval: (args) => (args.quantity as number) > 100 && `Restock ${args.quantity} units?` })
+   */
+  approval?: boolean | CapabilityApprovalRule;
+  /**
    * Fields copied as they are into the catalog entry, e.g. `{ pricing: { per_call_usd: 0.01 } }`.
    * They cannot replace `id`, `title`, `method` or `endpoint` (startup fails if they try).
    */
@@ -43,5 +62,5 @@ export interface CapabilityOptions {
  * added here too; the explorer refuses other keys at startup (JavaScript callers, casts).
  */
 export const CAPABILITY_OPTION_KEYS: Readonly<Record<keyof CapabilityOptions, true>> = Object.freeze({
-  id: true, title: true, description: true, output: true, input: true, news: true, tool: true, extra: true,
+  id: true, title: true, description: true, output: true, input: true, news: true, tool: true, approval: true, extra: true,
 });

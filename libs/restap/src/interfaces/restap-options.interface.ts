@@ -1,3 +1,4 @@
+import type { RestapCaller } from '../core/caller';
 import type { CanActivate, Type } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { RestapPackage, RestapProtocols } from './catalog.interface';
@@ -64,7 +65,7 @@ export interface RestapTalkOptions {
    * `@Capability()` unless `tool: false`); `false` hands it none. @default true
    */
   tools?: boolean;
-  /** Time one tool call may take before the model gets a timeout error as its result, ms. @default 30000 */
+  /** @deprecated Use the top-level `capabilityTimeoutMs`, which every door's capability calls share. */
   toolTimeoutMs?: number;
   /** Catalog title. @default 'Talk to agent' */
   title?: string;
@@ -251,6 +252,22 @@ export type RestapA2aSecurityScheme =
   | { type: 'http'; scheme: string; bearerFormat?: string; description?: string }
   | { type: 'apiKey'; in: 'header' | 'query' | 'cookie'; name: string; description?: string };
 
+/**
+ * Work left behind by an instance that died without shutting down (kill -9, crash, lost host).
+ * Each instance writes a heartbeat every `heartbeatMs`; once an instance's heartbeat is older than
+ * `orphanAfterMs`, the others mark its open /talk turns `interrupted` (the user's message stays in
+ * history) and its running A2A tasks `failed`. Every instance of one agent should use the same values.
+ */
+export interface RestapReplicasOptions {
+  /** How often this instance writes its heartbeat and looks for dead instances' work, ms. @default 5000 */
+  heartbeatMs?: number;
+  /**
+   * How long an instance may go without a heartbeat before its work counts as orphaned, ms. Must be
+   * at least twice `heartbeatMs`, and longer than the longest the event loop may stall. @default 30000
+   */
+  orphanAfterMs?: number;
+}
+
 /** How the module treats its storage. */
 export interface RestapStorageOptions {
   /**
@@ -317,6 +334,30 @@ export interface RestapMcpSessionOptions {
 }
 
 /**
+ * Human approval of consequential calls (see docs/approvals.md). A capability needs approval when
+ * its `@Capability({ approval })` rule or `require` says so.
+ */
+export interface RestapApprovalOptions {
+  /**
+   * For hosts that cannot touch the decorator: whether a call of `capabilityId` needs approval,
+   * answered like a capability's `approval` rule (`false`/`undefined` no, `true` yes, a string yes
+   * with that question). Consulted when the decorator does not already ask for approval.
+   *
+   * @example
+   * require: (id) => ['orders.cancel', 'customers.delete'].includes(id)
+   */
+  require?: (capabilityId: string, args: Readonly<Record<string, unknown>>, caller: RestapCaller) => boolean | string | undefined;
+  /** How long a pending approval can be decided, ms; later it expires and never runs. @default 900000 (15 min) */
+  ttlMs?: number;
+  /**
+   * Who a caller is, as stored with an approval (`requested_by`, `decided_by`): e.g. the user of a
+   * verified token. Never return a credential. @default a SHA-256 fingerprint of the caller's
+   * credentials (`cred:` + 16 hex digits), or `anonymous`
+   */
+  identify?: (caller: RestapCaller) => string | undefined;
+}
+
+/**
  * Options of `RestapModule.forRoot()` / `forRootAsync()`.
  *
  * @example
@@ -349,7 +390,15 @@ export interface RestapModuleOptions {
    * @default 10000
    */
   shutdownGraceMs?: number;
+  /**
+   * Time one capability call may take when something other than an HTTP client makes it — the
+   * model's tools (`ctx.tools`), an MCP `tools/call`, an A2A capability call — before it ends with
+   * 504 `tool_timeout`, ms. @default 30000 (or the deprecated `talk.toolTimeoutMs`)
+   */
+  capabilityTimeoutMs?: number;
   storage?: RestapStorageOptions;
+  /** Heartbeats and the orphan window (see RestapReplicasOptions). @default { heartbeatMs: 5000, orphanAfterMs: 30000 } */
+  replicas?: RestapReplicasOptions;
   /** The A2A door. @default { enabled: false } */
   a2a?: RestapA2aOptions;
   /** `Cache-Control` of the catalog. @default 'public, max-age=60' */
@@ -358,12 +407,14 @@ export interface RestapModuleOptions {
   playground?: RestapPlaygroundOptions;
   /** The MCP door (off unless enabled). @default { enabled: false, path: '/mcp' } */
   mcp?: RestapMcpOptions;
+  /** Human approval of consequential calls. @default { ttlMs: 900000 } (only decorated capabilities need approval) */
+  approval?: RestapApprovalOptions;
 }
 
 /** Options with every default filled in; produced once by `resolveOptions()`. */
 export interface ResolvedRestapOptions {
   agent: RestapAgentInfo;
-  talk: Required<Omit<RestapTalkOptions, 'systemPrompt' | 'description' | 'contextBudget'>> & {
+  talk: Required<Omit<RestapTalkOptions, 'systemPrompt' | 'description' | 'contextBudget' | 'toolTimeoutMs'>> & {
     systemPrompt?: string;
     description: string;
     enabled: boolean;
@@ -377,11 +428,20 @@ export interface ResolvedRestapOptions {
   cors?: Required<RestapCorsOptions>;
   guards: Array<Type<CanActivate>>;
   shutdownGraceMs: number;
+  capabilityTimeoutMs: number;
   storage: Required<RestapStorageOptions>;
+  replicas: Required<RestapReplicasOptions>;
   a2a: ResolvedRestapA2aOptions;
   catalogCacheControl: string;
   playground: Required<RestapPlaygroundOptions>;
   mcp: Required<Omit<RestapMcpOptions, 'sessions'>> & { sessions: Required<RestapMcpSessionOptions> | false };
+  approval: ResolvedRestapApprovalOptions;
+}
+
+export interface ResolvedRestapApprovalOptions {
+  require?: RestapApprovalOptions['require'];
+  ttlMs: number;
+  identify: (caller: RestapCaller) => string;
 }
 
 export interface ResolvedRestapA2aOptions {
@@ -408,4 +468,25 @@ export interface RestapModuleExtras {
    * `TypeOrmModule.forRoot({ name })` (what `@InjectDataSource(name)` takes). @default the unnamed (default) DataSource
    */
   dataSource?: string;
+  /**
+   * `forRootAsync` only: the doors its options may enable. Only these doors' modules (and SDKs:
+   * `@modelcontextprotocol/*` for MCP, `@a2a-js/sdk` for A2A) are loaded; options that enable
+   * another door are refused at start-up. `forRoot` loads exactly the doors its options enable.
+   * @default ['mcp', 'a2a', 'playground']
+   */
+  doors?: readonly OptionalDoor[];
+  /**
+   * Decorators applied to every route the module owns — the /talk and /news controllers and the
+   * endpoints the host's guards see on MCP and A2A — as if written on a controller class of yours.
+   * The way to exempt them from a global guard: `routeDecorators: [Public()]` for the Nest docs'
+   * `@Public()` pattern, `[SkipThrottle()]` for @nestjs/throttler. Each must work on a class
+   * (`SetMetadata()`, `applyDecorators()` of class decorators). @default []
+   *
+   * @example
+   * RestapModule.forRoot({ agent: { name: 'Notes Agent' }, routeDecorators: [Public()] })
+   */
+  routeDecorators?: ClassDecorator[];
 }
+
+/** The doors besides RESTAP's own (which is always open), each loaded only when it may be enabled. */
+export type OptionalDoor = 'mcp' | 'a2a' | 'playground';

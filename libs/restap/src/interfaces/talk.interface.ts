@@ -6,8 +6,12 @@ import type { JsonSchema } from './catalog.interface';
 /** Who wrote a turn of a conversation. */
 export type TalkRole = 'user' | 'assistant';
 
-/** How a turn ended: answered in full, cut short by the client leaving, or failed. */
-export type TalkTurnStatus = 'complete' | 'aborted' | 'error';
+/**
+ * How a turn ended: answered in full, cut short by the client leaving, failed, or `interrupted`:
+ * the app instance running it died (kill -9, crash) before it ended, and another instance marked it
+ * so once the dead one's heartbeat stopped (see `replicas`). An interrupted reply has no content.
+ */
+export type TalkTurnStatus = 'complete' | 'aborted' | 'error' | 'interrupted';
 
 /** One earlier message of this session, as stored (`ctx.history`). */
 export interface TalkTurn {
@@ -95,7 +99,7 @@ export interface TalkToolCallOptions {
 /**
  * The app's capabilities as tools for this turn (empty when `talk.tools` is false). A call runs
  * the capability through the host's guards, pipes, interceptors and filters with the caller's
- * credentials, is cut at `talk.toolTimeoutMs` and by `ctx.signal`, never throws, and is recorded
+ * credentials, is cut at `capabilityTimeoutMs` and by `ctx.signal`, never throws, and is recorded
  * with the turn so the next turn's `ctx.toMessages()` replays it.
  */
 export interface TalkTools {
@@ -135,10 +139,27 @@ export interface TalkArtifactChunk {
 }
 
 /**
+ * A person must approve a call before it runs (optional SSE event `approval.required`, issue 35):
+ * sent by the module when the model calls an approval-gated capability. Answer it with a /talk
+ * turn in the same session: `{"session_id": …, "message": …, "approval": {"id", "decision": "approve" | "deny"}}`.
+ */
+export interface TalkApprovalChunk {
+  event: 'approval.required';
+  /** `apr_…` */
+  id: string;
+  capability: string;
+  arguments: unknown;
+  question: string;
+  /** ISO 8601 */
+  expires_at: string;
+  [extra: string]: unknown;
+}
+
+/**
  * What a `@Talk()` handler may stream besides plain strings. Text goes into the reply; the
  * optional events are passed through to SSE clients as-is (JSON clients only get the text).
  */
-export type TalkChunk = TalkTextChunk | TalkStatusChunk | TalkToolChunk | TalkArtifactChunk;
+export type TalkChunk = TalkTextChunk | TalkStatusChunk | TalkToolChunk | TalkArtifactChunk | TalkApprovalChunk;
 
 /** What a `@Talk()` handler may return. */
 export type TalkResult =

@@ -42,6 +42,12 @@ export interface TurnSideRow {
   readonly values: readonly unknown[];
 }
 
+/** A turn stored while it runs (see SessionStore.openTurn): the rows to end it on. */
+export interface OpenedTurn {
+  /** The stored rows' ids, in the order of the turns given to `openTurn`. */
+  readonly rowIds: readonly string[];
+}
+
 /**
  * Where /talk keeps conversations. Sessions are addressed only by the SHA-256 of their
  * session_id (`hashSessionId`): the raw id never reaches storage.
@@ -64,4 +70,24 @@ export interface SessionStore {
    * by the door itself, after the turn.
    */
   appendTurnsWith?(keyHash: Buffer, turns: readonly NewTalkTurn[], side: TurnSideRow): Promise<void>;
+  /**
+   * Stores a running turn as it stands: the user's message and a placeholder for the reply, both `open`
+   * (left out of `loadHistory`) and tagged with `runner`, the instance running the turn, so that
+   * another instance can mark it interrupted should this one die (see `interruptOrphans`).
+   * Optional: without it, a turn is stored once, when it ends (`appendTurns`), and a turn whose
+   * instance dies leaves nothing.
+   */
+  openTurn?(keyHash: Buffer, turns: readonly NewTalkTurn[], runner: string): Promise<OpenedTurn>;
+  /**
+   * Ends an opened turn: `turns` (same order as opened) give each row its final status and, for
+   * the reply, its content, time and tool steps; `side` is written in the same statement, as in
+   * `appendTurnsWith`. Resolves once committed.
+   */
+  closeTurn?(opened: OpenedTurn, turns: readonly NewTalkTurn[], side?: TurnSideRow): Promise<void>;
+  /**
+   * Marks the open turns of every dead instance — not `self`, no heartbeat within `orphanAfterMs`
+   * (restap_replicas) — their messages stored, their replies `interrupted`. Returns how many turns
+   * it marked. Safe to run from several instances at once (each turn is marked once).
+   */
+  interruptOrphans?(self: string, orphanAfterMs: number): Promise<number>;
 }

@@ -4,6 +4,9 @@ import { RestapBootstrapError } from '../exceptions/restap-bootstrap.error';
 import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
 import { RESTAP_COLUMNS, RESTAP_TABLES } from './index';
 import { RestapSql, statement } from './restap-sql';
+import { InjectRestapDataSource } from './restap-data-source';
+import type { DataSource } from 'typeorm';
+import { RESTAP_ENTITIES } from './index';
 
 const MISSING_TABLES = statement(`SELECT t.name FROM unnest($1::text[]) AS t(name) WHERE to_regclass(t.name) IS NULL`, 'startup.tables-check');
 const DURABILITY = statement(
@@ -30,9 +33,11 @@ export class StorageCheck implements OnModuleInit {
   constructor(
     private readonly sql: RestapSql,
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @InjectRestapDataSource() private readonly dataSource: DataSource,
   ) {}
 
   async onModuleInit(): Promise<void> {
+    this.refuseSynchronize();
     const rows = await this.sql.query<{ name: string }>(MISSING_TABLES, [RESTAP_TABLES]);
     if (rows.length) {
       throw new RestapBootstrapError(
@@ -41,6 +46,23 @@ export class StorageCheck implements OnModuleInit {
     }
     await this.checkColumns();
     await this.checkDurability();
+  }
+
+  /**
+   * TypeORM's `synchronize` rewrites the RESTAP tables from the entities alone: it drops the CHECK
+   * constraints and partial indexes the migrations made and renames the foreign key, and the module
+   * then stores what it must refuse. Refused, with what to change.
+   */
+  private refuseSynchronize(): void {
+    if (!this.dataSource.options.synchronize) return;
+    const ours = this.dataSource.entityMetadatas.filter((m) => (RESTAP_ENTITIES as Function[]).includes(m.target as Function)).map((m) => m.tableName);
+    if (!ours.length) return;
+    throw new RestapBootstrapError(
+      `TypeORM synchronize is on for the DataSource holding the RESTAP tables (${ours.join(', ')}): synchronize rewrites them from the entities ` +
+        `(dropping the CHECK constraints and indexes RESTAP_MIGRATIONS create), so the module refuses to start. Set synchronize: false and run ` +
+        `RESTAP_MIGRATIONS (migrations: [...RESTAP_MIGRATIONS], migrationsRun: true); to keep synchronize for your own tables, put the RESTAP ` +
+        `entities in a second DataSource without it and name that one with RestapModule.forRoot({ dataSource: '<name>' }).`,
+    );
   }
 
   /** A database migrated by an older version lacks what later migrations add: say which, not a 503 on every turn. */

@@ -3,10 +3,12 @@ import { GroupCommit } from './group-commit';
 import { RestapSql, statement, type RestapStatement } from './restap-sql';
 import { toStorableText } from '../text/storable-text';
 import type { TalkRole, TalkToolStep, TalkTurn, TalkTurnStatus } from '../interfaces/talk.interface';
-import type { NewTalkTurn, SessionStore, TurnSideRow, TurnSideTable } from './session.store';
+import type { NewTalkTurn, OpenedTurn, SessionStore, TurnSideRow, TurnSideTable } from './session.store';
+import { CLOSE_TURNS, closeTurnsStatement, INTERRUPT_ORPHAN_TURNS, OPEN_TURNS } from './typeorm-open-turns.sql';
 
 /**
- * Newest `$2` turns of each session whose key hash is in `$1`, each session's oldest first. One
+ * Newest `$2` turns of each session (turns still open are left out: a turn joins its history whole,
+ * when it ends) whose key hash is in `$1`, each session's oldest first. One
  * index probe per session (key_hash), then a backward range scan of its (session_id, id) index.
  * Contents longer than `$3` characters come back as their beginning, with their full length.
  */
@@ -16,7 +18,7 @@ export const LOAD_HISTORIES = statement(`
   CROSS JOIN LATERAL (
     SELECT id, message_id, role, content, status, created_at, tool_steps
     FROM restap_turns
-    WHERE session_id = s.id
+    WHERE session_id = s.id AND status <> 'open'
     ORDER BY id DESC
     LIMIT $2
   ) t
@@ -87,6 +89,18 @@ interface HistoryRead {
 /** Characters of a turn's content `loadHistory` returns when the caller sets no cap (PostgreSQL's int range). */
 const NO_CAP = 2_147_483_647;
 
+interface TurnsToOpen {
+  keyHash: Buffer;
+  turns: readonly NewTalkTurn[];
+  runner: string;
+}
+
+interface TurnsToClose {
+  opened: OpenedTurn;
+  turns: readonly NewTalkTurn[];
+  side?: TurnSideRow;
+}
+
 interface TurnsToAppend {
   keyHash: Buffer;
   turns: readonly NewTalkTurn[];
@@ -109,8 +123,13 @@ export class TypeOrmSessionStore implements SessionStore {
     retryAlone: false,
   });
   private readonly writes = new GroupCommit<TurnsToAppend, void>((_, batch) => this.writeTurns(batch), MAX_TURN_BATCH);
+  /** Turn opens and closes share statements the same way (one lane per runner for opens). */
+  private readonly opens = new GroupCommit<TurnsToOpen, OpenedTurn>((_, batch) => this.openBatch(batch), MAX_TURN_BATCH);
+  private readonly closes = new GroupCommit<TurnsToClose, void>((_, batch) => this.closeBatch(batch), MAX_TURN_BATCH);
   /** The turn write with the CTEs of each set of side tables met so far, by their names. */
   private readonly withSides = new Map<string, RestapStatement>();
+  /** The same for the turn close. */
+  private readonly closeWithSides = new Map<string, RestapStatement>();
 
   constructor(private readonly sql: RestapSql) {}
 
@@ -127,6 +146,81 @@ export class TypeOrmSessionStore implements SessionStore {
 
   appendTurnsWith(keyHash: Buffer, turns: readonly NewTalkTurn[], side: TurnSideRow): Promise<void> {
     return this.writes.submit('turns', { keyHash, turns, side });
+  }
+
+  openTurn(keyHash: Buffer, turns: readonly NewTalkTurn[], runner: string): Promise<OpenedTurn> {
+    return this.opens.submit(runner, { keyHash, turns, runner });
+  }
+
+  closeTurn(opened: OpenedTurn, turns: readonly NewTalkTurn[], side?: TurnSideRow): Promise<void> {
+    return this.closes.submit('close', { opened, turns, side });
+  }
+
+  async interruptOrphans(self: string, orphanAfterMs: number): Promise<number> {
+    const rows = await this.sql.query<{ role: string }>(INTERRUPT_ORPHAN_TURNS, [self, orphanAfterMs]);
+    return rows.filter((row) => row.role === 'assistant').length;
+  }
+
+  /** One statement opening every turn of the batch (all of one runner: the batch's lane). */
+  private async openBatch(batch: TurnsToOpen[]): Promise<OpenedTurn[]> {
+    const keys: Buffer[] = [];
+    const messageIds: string[] = [];
+    const roles: string[] = [];
+    const contents: string[] = [];
+    const createdAts: string[] = [];
+    for (const { keyHash, turns } of batch) {
+      for (const t of turns) {
+        keys.push(keyHash);
+        messageIds.push(t.messageId);
+        roles.push(t.role);
+        contents.push(toStorableText(t.content));
+        createdAts.push(t.createdAt.toISOString());
+      }
+    }
+    const rows = await this.sql.query<{ id: string | number; message_id: string }>(OPEN_TURNS, [keys, messageIds, roles, contents, createdAts, batch[0].runner]);
+    const ids = new Map(rows.map((row) => [row.message_id, String(row.id)]));
+    return batch.map(({ turns }) => ({ rowIds: turns.map((t) => ids.get(t.messageId) as string) }));
+  }
+
+  /** One statement closing every turn of the batch, with the side rows they carry. */
+  private async closeBatch(batch: TurnsToClose[]): Promise<void[]> {
+    const ids: string[] = [];
+    const statuses: string[] = [];
+    const contents: Array<string | null> = [];
+    const createdAts: Array<string | null> = [];
+    const toolSteps: Array<string | null> = [];
+    const sides = new Map<TurnSideTable, Array<readonly unknown[]>>();
+    for (const { opened, turns, side } of batch) {
+      if (side) {
+        const rows = sides.get(side.table);
+        if (rows) rows.push(side.values);
+        else sides.set(side.table, [side.values]);
+      }
+      turns.forEach((t, k) => {
+        ids.push(opened.rowIds[k]);
+        statuses.push(t.status);
+        // The user's message was stored while the turn ran: only its status changes.
+        const reply = t.role === 'assistant';
+        contents.push(reply ? toStorableText(t.content) : null);
+        createdAts.push(reply ? t.createdAt.toISOString() : null);
+        toolSteps.push(reply && t.toolSteps?.length ? JSON.stringify(t.toolSteps, storableStrings) : null);
+      });
+    }
+    const params: unknown[] = [ids, statuses, contents, createdAts, toolSteps];
+    if (!sides.size) {
+      await this.sql.query(CLOSE_TURNS, params);
+      return batch.map(() => undefined);
+    }
+    const tables = [...sides.keys()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const table of tables) {
+      const rows = sides.get(table) as Array<readonly unknown[]>;
+      table.columns.forEach((_, k) => params.push(rows.map((row) => row[k])));
+    }
+    const key = tables.map((table) => table.name).join(' ');
+    let stmt = this.closeWithSides.get(key);
+    if (!stmt) this.closeWithSides.set(key, (stmt = closeTurnsStatement(tables)));
+    await this.sql.query(stmt, params);
+    return batch.map(() => undefined);
   }
 
   /** One statement for reads of the same `limit` and cap (their lane). */

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { CONFORMANCE_CHECKS } from '../../check/checks';
 import { formatReportHeader, formatReportRow, formatSummary } from '../../check/check.report';
+import { AUTH_REQUIRED } from '../../check/check.outcome';
 import { runConformance } from '../../check/run-conformance';
 import { clientOptions, COMMON_OPTIONS, requireUrl, usage } from '../cli.args';
 import { EXIT, type CliContext } from '../cli.io';
@@ -32,6 +33,8 @@ export async function checkCommand(args: string[], ctx: CliContext): Promise<num
       ? undefined
       : (result) => {
           // The header waits for the first row so an unreachable agent prints only the error.
+          // Rules refused for want of credentials are said once, at the end, not row by row.
+          if (result.detail === AUTH_REQUIRED) return;
           if (rows++ === 0) ctx.print(`${ctx.out.bold(`RESTAP conformance of ${url}`)}\n${formatReportHeader(width, ctx.out)}`);
           ctx.print(formatReportRow(result, width, ctx.out));
         },
@@ -40,6 +43,10 @@ export async function checkCommand(args: string[], ctx: CliContext): Promise<num
     ctx.print(JSON.stringify(report, null, 2));
   } else {
     ctx.print();
+    if (report.auth_required) {
+      const refused = report.results.filter((r) => r.detail === AUTH_REQUIRED).length;
+      ctx.print(ctx.out.fail(`authentication required: the agent answered 401, so ${refused} rule${refused === 1 ? ' was' : 's were'} not checked. Run again with --header 'Authorization: Bearer …'.`));
+    }
     ctx.print(report.ok ? ctx.out.pass(formatSummary(report)) : ctx.out.fail(formatSummary(report)));
   }
   if (!report.catalog_found) {

@@ -50,7 +50,7 @@ async function readCommand(args: string[], ctx: CliContext): Promise<number> {
   for (const item of page.items) ctx.print(formatItem(item, ctx));
   const newest = Math.max(...page.items.map((i) => i.timestamp));
   const next = Number.isFinite(newest) ? ` · next: --since ${newest}` : '';
-  ctx.note(ctx.err.dim(`${page.items.length} items${page.has_more ? ' · more waiting' : ''}${next}`));
+  ctx.note(ctx.err.dim(`${page.items.length} ${page.items.length === 1 ? 'item' : 'items'}${page.has_more ? ' · more waiting' : ''}${next}`));
   return EXIT.OK;
 }
 

@@ -1,3 +1,5 @@
+import type { ApprovalRequest } from '../approvals/approval.types';
+
 /** A capability that answered with a 2xx/3xx: `body` is the JSON the route sent (text when it was not JSON). */
 export interface InvocationSuccess {
   ok: true;
@@ -14,6 +16,8 @@ export interface InvocationFailure {
   status: number;
   error: string;
   message: string;
+  /** Set when the call was not made because it waits for a person's approval (`error: approval_required`). */
+  approval?: ApprovalRequest;
 }
 
 export type InvocationResult = InvocationSuccess | InvocationFailure;

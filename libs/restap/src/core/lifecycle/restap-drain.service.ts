@@ -1,12 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import type { NextFunction, Response } from 'express';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RESTAP_OPTIONS } from '../../restap.constants';
-import { ShuttingDownException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
-import { writeRestapError } from '../../doors/kit/http/restap-error.writer';
-import { lingeringClose } from '../../doors/kit/http/lingering-close';
-import type { RouteMatch } from '../../doors/restap/http/restap-paths';
 
 /** A running /talk turn as the drain sees it: it can be told to stop. */
 export interface DrainableWork {
@@ -38,6 +33,8 @@ export class RestapDrain implements BeforeApplicationShutdown {
   private draining = false;
   /** Set while `settled` waits: called when the last tracked turn is done. */
   private emptied?: () => void;
+  /** Run once every turn has ended and been stored (see `afterDrain`). */
+  private readonly afterwards: Array<() => Promise<void>> = [];
 
   constructor(@Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions) {}
 
@@ -87,8 +84,24 @@ export class RestapDrain implements BeforeApplicationShutdown {
     }
   }
 
+  /**
+   * Runs `work` at the end of the drain, once every turn has ended and stored what it could, before
+   * the HTTP server and the database pool close (e.g. removing this instance's heartbeat).
+   */
+  afterDrain(work: () => Promise<void>): void {
+    this.afterwards.push(work);
+  }
+
   async beforeApplicationShutdown(): Promise<void> {
     this.draining = true;
+    try {
+      await this.drainTurns();
+    } finally {
+      for (const work of this.afterwards) await work().catch((error: unknown) => this.logger.warn(`Shutting down: ${(error as Error)?.message ?? String(error)}`));
+    }
+  }
+
+  private async drainTurns(): Promise<void> {
     if (!this.newest) return;
     const grace = this.options.shutdownGraceMs;
     this.logger.log(`Shutting down: waiting up to ${grace} ms for ${this.count()} open /talk turn(s)`);
@@ -109,15 +122,8 @@ export class RestapDrain implements BeforeApplicationShutdown {
     return result && !this.newest;
   }
 
-  /** True once shutdown began: doors refuse new work (503 shutting_down). */
+  /** True once shutdown began: doors refuse new work (503 shutting_down, see DoorKit.refuseWhileDraining). */
   isDraining(): boolean {
     return this.draining;
-  }
-
-  /** Called by the front door for requests on the module's paths: 503 for new work while draining. */
-  refuseWhileDraining(res: Response, next: NextFunction, match: RouteMatch): void {
-    if (!this.draining || match.route === 'catalog') return next();
-    lingeringClose(res, this.options.limits);
-    writeRestapError(res, new ShuttingDownException());
   }
 }

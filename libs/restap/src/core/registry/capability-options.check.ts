@@ -31,6 +31,10 @@ export function assertCapabilityOptionKeys(capability: CapabilityOptions, where:
         `Fields to copy into the catalog entry go under extra, e.g. extra: { ${key}: … }.`,
     );
   }
+  const { approval } = capability;
+  if (approval !== undefined && typeof approval !== 'boolean' && typeof approval !== 'function') {
+    throw new RestapBootstrapError(`${label}: approval must be true, false or a function (args, caller) => boolean | string (the question), got ${typeof approval}.`);
+  }
   const { extra } = capability;
   if (extra === undefined) return;
   if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) {

@@ -15,10 +15,14 @@ export interface RouteArgument {
   /** The property name for `@Query('q')`, undefined for a whole-object `@Query()`. */
   name?: string;
   type?: Type<unknown>;
+  /** The argument's own pipes (`@Param('id', ParseIntPipe)`): classes or instances. */
+  pipes: unknown[];
 }
 
 /** Metadata key of @nestjs/swagger's `@ApiResponse()` family on a method. */
 const SWAGGER_API_RESPONSE = 'swagger/apiResponse';
+
+type ArgMeta = { index: number; data?: unknown; pipes?: unknown[] };
 
 const ARG_KINDS: Record<number, RouteArgument['kind']> = { 3: 'body', 4: 'query', 5: 'param' };
 
@@ -75,12 +79,12 @@ export class RestapMetadataAccessor {
 
   /** The handler's `@Body()`, `@Query()` and `@Param()` arguments, in parameter order. */
   getRouteArguments(controller: Type<unknown>, prototype: object, methodName: string): RouteArgument[] {
-    const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, methodName) ?? {}) as Record<string, { index: number; data?: unknown }>;
+    const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, methodName) ?? {}) as Record<string, ArgMeta>;
     const types = (Reflect.getMetadata('design:paramtypes', prototype, methodName) ?? []) as Array<Type<unknown> | undefined>;
     return Object.entries(args)
       .map(([key, meta]) => ({ kind: ARG_KINDS[Number(key.split(':')[0])], meta }))
-      .filter((a): a is { kind: RouteArgument['kind']; meta: { index: number; data?: unknown } } => a.kind !== undefined)
+      .filter((a): a is { kind: RouteArgument['kind']; meta: ArgMeta } => a.kind !== undefined)
       .sort((a, b) => a.meta.index - b.meta.index)
-      .map(({ kind, meta }) => ({ kind, name: typeof meta.data === 'string' ? meta.data : undefined, type: types[meta.index] }));
+      .map(({ kind, meta }) => ({ kind, name: typeof meta.data === 'string' ? meta.data : undefined, type: types[meta.index], pipes: meta.pipes ?? [] }));
   }
 }

@@ -6,6 +6,7 @@ import { CAPABILITY_ID_PATTERN } from '../../restap.constants';
 import type { CapabilityParameter, JsonSchema } from '../../interfaces/catalog.interface';
 import type { CapabilityOptions } from '../../interfaces/capability-options.interface';
 import { DtoSchemaFactory } from '../../schema/dto-schema.factory';
+import { schemaOfPipes } from '../../schema/route-pipe.schema';
 import { assertCapabilityOptionKeys } from './capability-options.check';
 import { explicitOutput, outputSchemaOf, swaggerOutput, type OutputShape } from './capability-output';
 import { RestapBootstrapError } from '../../exceptions/restap-bootstrap.error';
@@ -164,7 +165,8 @@ export class RestapExplorer implements OnModuleInit {
       if (arg.kind === 'body') continue;
       const location = arg.kind === 'param' ? 'path' : 'query';
       if (arg.name) {
-        params.push({ name: arg.name, in: location, required: location === 'path', schema: DtoSchemaFactory.primitive(arg.type) ?? { type: 'string' } });
+        const schema = schemaOfPipes(arg.pipes) ?? DtoSchemaFactory.primitive(arg.type) ?? { type: 'string' };
+        params.push({ name: arg.name, in: location, required: location === 'path', schema });
         continue;
       }
       const dto = this.classOrUndefined(arg.type);

@@ -77,9 +77,12 @@ function fitTurn(turn: TalkTurn, itemChars: number): TalkTurn {
   return { ...turn, content: cutText(turn.content, itemChars), fullLength: turn.content.length };
 }
 
-/** One history turn as the model reads it: an unfinished reply says so. Empty when there is nothing to say. */
+/**
+ * One history turn as the model reads it: an unfinished reply says so, and a reply its instance
+ * died before it began is that note alone. Empty when there is nothing to say.
+ */
 export function turnText(turn: TalkTurn): string {
-  if (!turn.content) return '';
+  if (!turn.content) return turn.role === 'assistant' && turn.status === 'interrupted' ? INTERRUPTED_NOTE : '';
   return turn.role === 'assistant' && turn.status !== 'complete' ? `${turn.content}\n\n${INTERRUPTED_NOTE}` : turn.content;
 }
 

@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { NEWS_GUARD, SESSION_ID_HEADER } from '../../restap.constants';
 import type { RestapContextBudget } from '../../interfaces/restap-options.interface';
 import type { NewsItem } from '../../interfaces/news.interface';
-import type { TalkContext, TalkMessage, TalkTools, TalkTurn } from '../../interfaces/talk.interface';
+import type { TalkContext, TalkMessage, TalkTools, TalkToolStep, TalkTurn } from '../../interfaces/talk.interface';
 import { DEFAULT_CONTEXT_BUDGET, fitContext, turnText, type FittedContext } from './talk-context.budget';
 
 const logger = new Logger('Restap');
@@ -23,6 +23,11 @@ export interface TalkContextInit {
   budget?: Required<RestapContextBudget>;
   /** `ctx.tools`; none offered when absent. */
   tools?: TalkTools;
+  /**
+   * Tool steps run for this turn before its handler (an approved call, issue 35): `toMessages()`
+   * puts them after the user's message, as if the model had made them. Read when called.
+   */
+  answered?: readonly TalkToolStep[];
 }
 
 /** `ctx.tools` of a context built without tools: nothing listed, every call answered unknown_tool. */
@@ -73,7 +78,7 @@ class TurnContext implements TalkContext {
     this.history = history;
     this.news = fitted.news.length ? Object.freeze([...fitted.news]) : NONE;
     this.tools = init.tools ?? NO_TOOLS;
-    this.toMessages = () => messagesOf(init.systemPrompt, { ...fitted, history }, init.message);
+    this.toMessages = () => messagesOf(init.systemPrompt, { ...fitted, history }, init.message, init.answered);
     this.#signal = init.signal;
     this.#headers = { of: init.headers };
     Object.freeze(this);
@@ -127,22 +132,28 @@ export function toMessages(
   return messagesOf(systemPrompt, fitContext(news, history, budget), message);
 }
 
-function messagesOf(systemPrompt: string | undefined, fitted: FittedContext, message: string): TalkMessage[] {
+function messagesOf(systemPrompt: string | undefined, fitted: FittedContext, message: string, answered: readonly TalkToolStep[] = NONE): TalkMessage[] {
   const messages: TalkMessage[] = [];
   if (systemPrompt) messages.push({ role: 'system', content: systemPrompt });
   for (const text of fitted.newsTexts) messages.push({ role: 'system', content: `${NEWS_GUARD}\n${text}` });
   for (const turn of fitted.history) {
-    for (const step of turn.toolSteps ?? []) {
-      messages.push({
-        role: 'assistant',
-        content: null,
-        tool_calls: step.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
-      });
-      for (const c of step.calls) messages.push({ role: 'tool', tool_call_id: c.id, content: c.result });
-    }
+    pushSteps(messages, turn.toolSteps ?? NONE);
     const content = turnText(turn);
     if (content) messages.push({ role: turn.role, content });
   }
   messages.push({ role: 'user', content: message });
+  pushSteps(messages, answered);
   return messages;
+}
+
+/** Each step as an assistant message with `tool_calls`, then a `tool` message per call. */
+function pushSteps(messages: TalkMessage[], steps: readonly TalkToolStep[]): void {
+  for (const step of steps) {
+    messages.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: step.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+    });
+    for (const c of step.calls) messages.push({ role: 'tool', tool_call_id: c.id, content: c.result });
+  }
 }

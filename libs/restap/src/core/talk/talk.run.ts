@@ -1,8 +1,11 @@
 import type { TalkChunk, TalkTurnStatus } from '../../interfaces/talk.interface';
 import { normalizeChunk, openChunkSource, type ChunkSource } from './talk-chunks';
 
-/** Why a turn was stopped before its handler finished. */
-export type TalkStopReason = 'disconnect' | 'timeout' | 'shutdown';
+/**
+ * Why a turn was stopped before its handler finished. `approval`: the turn asked a person to
+ * approve a call and ends complete, its question as the last of the reply.
+ */
+export type TalkStopReason = 'disconnect' | 'timeout' | 'shutdown' | 'approval';
 
 /** How a turn ended, with the reply text produced so far. */
 export interface TalkOutcome {
@@ -47,7 +50,13 @@ export class TalkRun {
     if (this.reason) return;
     this.reason = reason;
     const message =
-      reason === 'timeout' ? `The turn exceeded ${this.timeoutMs} ms.` : reason === 'shutdown' ? 'The agent is shutting down.' : 'The client disconnected.';
+      reason === 'timeout'
+        ? `The turn exceeded ${this.timeoutMs} ms.`
+        : reason === 'shutdown'
+          ? 'The agent is shutting down.'
+          : reason === 'approval'
+            ? "The turn waits for a person's approval."
+            : 'The client disconnected.';
     (this.controller ??= new AbortController()).abort(new DOMException(message, reason === 'timeout' ? 'TimeoutError' : 'AbortError'));
     this.interrupt?.();
   }
@@ -122,6 +131,7 @@ export class TalkRun {
 
   private outcome(text: string): TalkOutcome {
     if (this.stopReason === 'disconnect') return { status: 'aborted', text, stopped: 'disconnect' };
+    if (this.stopReason === 'approval') return { status: 'complete', text, stopped: 'approval' };
     if (this.stopReason) return { status: 'error', text, stopped: this.stopReason, error: this.signal.reason };
     return { status: 'complete', text };
   }

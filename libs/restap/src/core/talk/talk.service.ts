@@ -3,21 +3,27 @@ import { RESTAP_OPTIONS } from '../../restap.constants';
 import { AgentErrorException, ShuttingDownException } from '../../exceptions';
 import { AgentTimeoutException } from '../../exceptions/agent-timeout.exception';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
-import type { TalkChunk, TalkContext, TalkTurn, TalkTurnStatus } from '../../interfaces/talk.interface';
+import type { TalkChunk, TalkContext, TalkToolStep, TalkTurn, TalkTurnStatus } from '../../interfaces/talk.interface';
 import type { NewsItem } from '../../interfaces/news.interface';
-import { RESTAP_SESSION_STORE, type NewTalkTurn, type SessionStore, type TurnSideRow } from '../../persistence/session.store';
+import { RESTAP_SESSION_STORE, type NewTalkTurn, type OpenedTurn, type SessionStore, type TurnSideRow } from '../../persistence/session.store';
+import { RestapReplicas } from '../lifecycle/restap-replicas.service';
 import { isStorageError } from '../../persistence/storage-errors';
 import { hashSessionId, mintSessionId } from '../../sessions/session-id';
 import { randomToken } from '../../sessions/random-token';
 import { RestapDrain } from '../lifecycle/restap-drain.service';
 import type { RestapCaller } from '../caller';
 import { CapabilityTools } from '../tools/capability-tools';
-import { createTalkTools, ToolStepLog } from '../tools/talk-tools';
+import { createTalkTools, resultText, ToolStepLog } from '../tools/talk-tools';
 import { RestapRegistry, type RegisteredHandler } from '../registry/restap.registry';
 import { createTalkContext, NONE } from './talk.context';
 import { assertStorableText } from '../../text/storable-text';
 import { RESTAP_TALK_NEWS_SOURCE, type TalkNewsSource } from './talk-news.source';
 import { TalkRun, type TalkOutcome, type TalkStopReason } from './talk.run';
+import { ApprovalService, type DecidedApproval } from '../approvals/approval.service';
+import type { ApprovalAnswer, ApprovalRequest } from '../approvals/approval.types';
+import { approvalQuestionText, TurnApprovals } from '../approvals/turn-approvals';
+import { toolNameOf } from '../tools/tool-names';
+import { InvalidRequestException } from '../../exceptions';
 
 /** One turn as a door asks for it: the message, the session to continue (if any), who asks. */
 export interface TurnRequest {
@@ -38,16 +44,25 @@ export interface TurnRequest {
    * `TurnResult.sideStored` tells whether it was committed with the turn.
    */
   side?: (ending: TurnEnding) => TurnSideRow | undefined;
+  /**
+   * The person's answer to an approval asked earlier in this session (issue 35): decided when the
+   * turn opens (404/409/410 if it cannot be), run — approved — before the handler, whose model
+   * then sees the result. Without it, a plain "approve"/"deny" message answers the session's one
+   * pending approval.
+   */
+  approval?: ApprovalAnswer;
 }
 
 /** How a turn's handler ended, as a door's side row sees it (see TurnRequest.side). */
 export interface TurnEnding {
   status: TalkTurnStatus;
   text: string;
+  /** The approvals the turn asked a person for (it waits for them: issue 35). */
+  approvals?: ApprovalRequest[];
 }
 
 /** Why a door stops a turn: its client left (`disconnect`), or it was cancelled on purpose (`cancel`). */
-export type TurnStopReason = TalkStopReason | 'cancel';
+export type TurnStopReason = Exclude<TalkStopReason, 'approval'> | 'cancel';
 
 /** How a turn ended. `failure` is safe to show a client: `toErrorBody(failure)` gives its status and body. */
 export interface TurnResult {
@@ -58,6 +73,8 @@ export interface TurnResult {
   failure?: unknown;
   /** True when the door's side row (TurnRequest.side) was committed with the turn. */
   sideStored?: true;
+  /** The approvals the turn asked a person for; the gated calls did not run (issue 35). */
+  approvals?: ApprovalRequest[];
 }
 
 /** A turn whose context is loaded, ready to run once. */
@@ -78,6 +95,14 @@ export interface OpenTurn {
 const newMessageId = (): string => `msg_${randomToken(12)}`;
 
 /**
+ * How long a turn runs before it is stored as it stands (user message kept, reply `open`), ms. A
+ * turn that ends sooner is written once, when it ends, in one statement as before: the write that
+ * keeps a turn across a crash of its instance costs only turns that last (a model's replies take
+ * seconds), not the quick ones. As for the A2A door's unseen tasks (UNSEEN_TASK_MS).
+ */
+export const OPEN_TURN_AFTER_MS = 100;
+
+/**
  * A conversation turn, whatever door it came through (RESTAP /talk, MCP, A2A): message + session →
  * a stream of chunks from the `@Talk()` handler, stored as a user/assistant pair. The raw
  * session_id never reaches storage or the log.
@@ -93,6 +118,8 @@ export class TalkService {
     @Optional() @Inject(RESTAP_TALK_NEWS_SOURCE) private readonly newsSource?: TalkNewsSource,
     @Optional() private readonly drain?: RestapDrain,
     @Optional() private readonly tools?: CapabilityTools,
+    @Optional() private readonly replicas?: RestapReplicas,
+    @Optional() private readonly approvals?: ApprovalService,
   ) {}
 
   /**
@@ -117,11 +144,18 @@ export class TalkService {
       receivedAt: new Date(),
       toolSteps: new ToolStepLog(),
       side: request.side,
+      answered: [],
     };
+    if (request.approval && !turn.resumed) {
+      throw new InvalidRequestException('Field "approval" answers an approval asked in a session: send it with that session_id.');
+    }
+    if (this.approvals && talk.tools) turn.approvals = new TurnApprovals(this.approvals, request.caller, turn.keyHash);
     const run = new TalkRun(talk.timeoutMs);
     const finished = this.drain ? this.drain.track({ stop: () => run.stop('shutdown') }) : () => undefined;
     try {
       const ctx = await this.createContext(turn, request.caller, run);
+      // Decided last, once nothing else can refuse the turn: a won decision is then always run.
+      turn.decided = await this.decide(request, turn);
       let ran = false;
       return {
         sessionId,
@@ -131,7 +165,7 @@ export class TalkService {
           if (ran) throw new Error('OpenTurn.run() runs a turn once.');
           ran = true;
           try {
-            return await this.execute(turn, run, () => handler.invoke(ctx), emit);
+            return await this.execute(turn, request.caller, run, () => handler.invoke(ctx), emit);
           } finally {
             finished();
           }
@@ -173,13 +207,67 @@ export class TalkService {
       systemPrompt: talk.systemPrompt,
       budget,
       // Calls run with the credentials of the request that started the turn, no more.
-      ...(talk.tools ? { tools: createTalkTools(this.tools, caller, run.signal, turn.toolSteps) } : {}),
+      ...(talk.tools ? { tools: createTalkTools(this.tools, caller, run.signal, turn.toolSteps, turn.approvals) } : {}),
+      answered: turn.answered,
     });
   }
 
-  /** Pumps the handler, then stores the turn; a reply that cannot be stored is a failure (503). */
-  private async execute(turn: TurnState, run: TalkRun, invoke: () => unknown, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TurnResult> {
-    const outcome = await run.pump(invoke, emit);
+  /** The approval this turn answers, decided (it won the conditional update), if any. */
+  private async decide(request: TurnRequest, turn: TurnState): Promise<DecidedApproval | undefined> {
+    if (!this.approvals || !turn.keyHash || !turn.resumed) return undefined;
+    const answer = request.approval ?? (await this.approvals.answerOfMessage(request.message, turn.keyHash));
+    return answer && this.approvals.decide(answer, turn.keyHash, request.caller);
+  }
+
+  /**
+   * Runs the approved call (or records the denial) before the handler, framed by `tool.start` /
+   * `tool.end` and kept as the turn's first tool step, so the model sees its result after the
+   * person's message. Not cut by the turn's signal: an approved action runs to its end (bounded
+   * by `capabilityTimeoutMs`), whoever stops reading.
+   */
+  private async answer(turn: TurnState, caller: RestapCaller, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<void> {
+    const decided = turn.decided!;
+    const { record } = decided;
+    const id = `call_${randomToken(12)}`;
+    const name = record.toolName ?? toolNameOf(record.capability) ?? record.capability;
+    const approval = { id: record.id, decision: decided.approved ? 'approved' : 'denied' };
+    handOver(emit, { event: 'tool.start', id, name, arguments: decided.args, approval });
+    const result = await this.approvals!.run(decided, caller, undefined, resultText);
+    const content = resultText(result);
+    const call = turn.toolSteps.open(undefined, { id, name, arguments: record.arguments, result: content, ok: result.ok });
+    turn.answered.push({ calls: [{ ...call }] });
+    handOver(emit, { event: 'tool.end', id, name, ok: result.ok, result: content.length > 200 ? `${content.slice(0, 200)}…` : content, approval });
+  }
+
+  /**
+   * Pumps the handler, then stores the turn; a reply that cannot be stored is a failure (503). A
+   * turn still running after {@link OPEN_TURN_AFTER_MS} is stored as it stands first (see
+   * `storeOpen`).
+   */
+  private async execute(turn: TurnState, caller: RestapCaller, run: TalkRun, invoke: () => unknown, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TurnResult> {
+    if (turn.keyHash && this.store.openTurn && this.store.closeTurn && this.replicas) {
+      turn.openTimer = setTimeout(() => this.storeOpen(turn), OPEN_TURN_AFTER_MS);
+      turn.openTimer.unref();
+    }
+    if (turn.decided) await this.answer(turn, caller, emit);
+    const { approvals } = turn;
+    // Once a call waits for a person and none is still running, the model is not asked again.
+    const pumped = approvals
+      ? (chunk: TalkChunk): void | Promise<void> => {
+          const handed = emit(chunk);
+          if (approvals.settled) run.stop('approval');
+          return handed;
+        }
+      : emit;
+    const outcome = await run.pump(invoke, pumped);
+    const asked = approvals?.asked.length ? approvals.asked : undefined;
+    if (asked && outcome.status === 'complete') {
+      for (const a of asked) handOver(emit, { event: 'approval.required', ...a });
+      const question = approvalQuestionText(asked);
+      const delta = outcome.text ? `\n\n${question}` : question;
+      handOver(emit, { event: 'message.delta', text: delta });
+      outcome.text += delta;
+    }
     if (outcome.status === 'aborted') {
       return withSide({ status: 'aborted', text: outcome.text }, await this.recordQuietly(turn, outcome));
     }
@@ -194,22 +282,36 @@ export class TalkService {
       this.logFailure('Could not store a /talk turn', error, turn);
       return { status: 'complete', text: outcome.text, failure: error };
     }
-    return withSide({ status: 'complete', text: outcome.text }, sideStored);
+    return withSide({ status: 'complete', text: outcome.text, ...(asked ? { approvals: asked } : {}) }, sideStored);
   }
 
   /**
    * Appends the user message and the reply (with how it ended) to the session, when there is one,
    * and the door's side row with them when it gives one. True when a side row was stored.
    */
-  private async record(turn: TurnState, outcome: TalkOutcome): Promise<boolean> {
+  private async record(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<boolean> {
     if (!turn.keyHash) return false;
-    const turns: NewTalkTurn[] = [
-      { role: 'user', content: turn.message, messageId: turn.userMessageId, status: 'complete', createdAt: turn.receivedAt },
-      { role: 'assistant', content: outcome.text, messageId: turn.messageId, status: outcome.status, createdAt: new Date(), toolSteps: turn.toolSteps.snapshot() },
-    ];
+    clearTimeout(turn.openTimer);
+    turn.ending = true;
+    if (turn.opening) await turn.opening;
+    const turns = this.turnRows(turn, outcome);
     const { store } = this;
+    if (turn.opened && store.closeTurn) {
+      const side = turn.side?.({ status: outcome.status, text: outcome.text });
+      try {
+        await store.closeTurn(turn.opened, turns, side);
+      } catch (error) {
+        // The client hears of the failure; the turn is stored as failed once storage is back.
+        const { opened } = turn;
+        const failed = this.turnRows(turn, { status: outcome.status === 'complete' ? 'error' : outcome.status, text: outcome.text });
+        this.replicas?.retryLater(() => store.closeTurn!(opened, failed));
+        throw error;
+      }
+      return side !== undefined;
+    }
     if (turn.side && store.appendTurnsWith) {
-      const side = turn.side({ status: outcome.status, text: outcome.text });
+      const asked = turn.approvals?.asked.length ? turn.approvals.asked : undefined;
+      const side = turn.side({ status: outcome.status, text: outcome.text, ...(asked && outcome.status === 'complete' ? { approvals: asked } : {}) });
       if (side) {
         await store.appendTurnsWith(turn.keyHash, turns, side);
         return true;
@@ -219,7 +321,33 @@ export class TalkService {
     return false;
   }
 
-  private async recordQuietly(turn: TurnState, outcome: TalkOutcome): Promise<boolean> {
+  /**
+   * Stores a turn that is still running as it stands: the user's message and a placeholder for the
+   * reply, both `open` (out of history until the turn ends) and tagged with this instance, so that
+   * should it die before the turn ends (kill -9), another marks the turn interrupted and the
+   * message is kept. Not awaited by the turn; `record` waits for it. When it fails, the turn is
+   * stored once, as it ends, as before.
+   */
+  private storeOpen(turn: TurnState): void {
+    const { store, replicas } = this;
+    if (turn.ending || !turn.keyHash || !store.openTurn || !replicas) return;
+    turn.opening = store.openTurn(turn.keyHash, this.turnRows(turn, { status: 'error', text: '' }), replicas.id).then(
+      (opened) => {
+        turn.opened = opened;
+      },
+      (error: unknown) => this.logFailure('Could not store a running /talk turn (it is stored when it ends)', error, turn),
+    );
+  }
+
+  /** The turn's two rows: the user's message, and the reply as `outcome` has it. */
+  private turnRows(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): NewTalkTurn[] {
+    return [
+      { role: 'user', content: turn.message, messageId: turn.userMessageId, status: 'complete', createdAt: turn.receivedAt },
+      { role: 'assistant', content: outcome.text, messageId: turn.messageId, status: outcome.status, createdAt: new Date(), toolSteps: turn.toolSteps.snapshot() },
+    ];
+  }
+
+  private async recordQuietly(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<boolean> {
     try {
       return await this.record(turn, outcome);
     } catch (error) {
@@ -252,6 +380,15 @@ export class TalkService {
   }
 }
 
+/** Hands a chunk over without waiting on backpressure (the turn is not pumping); a failed write is the door's to see. */
+function handOver(emit: (chunk: TalkChunk) => void | Promise<void>, chunk: TalkChunk): void {
+  try {
+    void Promise.resolve(emit(chunk)).catch(() => undefined);
+  } catch {
+    // The door's writer already failed; the turn ends as it would have.
+  }
+}
+
 /** `result`, marked when the door's side row was stored with the turn. */
 function withSide(result: TurnResult, sideStored: boolean): TurnResult {
   if (sideStored) result.sideStored = true;
@@ -273,4 +410,18 @@ interface TurnState {
   toolSteps: ToolStepLog;
   /** The door's side row, asked for when the turn is stored (see TurnRequest.side). */
   side?: (ending: TurnEnding) => TurnSideRow | undefined;
+  /** Stores the turn as it stands if it is still running after OPEN_TURN_AFTER_MS (see storeOpen). */
+  openTimer?: NodeJS.Timeout;
+  /** That write, in flight or done. */
+  opening?: Promise<void>;
+  /** The turn's rows, stored while it ran (see SessionStore.openTurn); absent when it is stored only as it ends. */
+  opened?: OpenedTurn;
+  /** Set once the turn is being stored as it ended: no open write starts after that. */
+  ending?: boolean;
+  /** The gate of the turn's tool calls (approvals on and tools offered). */
+  approvals?: TurnApprovals;
+  /** The approval this turn answers, decided by it. */
+  decided?: DecidedApproval;
+  /** The approved (or denied) call, once run: replayed to the model after the user's message. */
+  answered: TalkToolStep[];
 }

@@ -9,6 +9,12 @@ import { failure } from '../invoker/invocation-error';
 import type { InvocationResult } from '../invoker/invocation-result';
 import { toolNameOf } from './tool-names';
 
+/**
+ * Asked before a well-formed tool call runs: a result to answer instead (the call is held, e.g.
+ * for a person's approval), or undefined to run it.
+ */
+export type ToolCallGate = (tool: ToolDefinition, args: Record<string, unknown>) => Promise<InvocationResult | undefined>;
+
 /** A capability as a model (or any tool-calling client) sees it. */
 export interface ToolDefinition {
   /** `^[a-zA-Z0-9_-]{1,64}$`, e.g. `text_reverse` (see `toolNameOf`). */
@@ -55,26 +61,58 @@ export class CapabilityTools {
   /**
    * Calls a tool. Never rejects: an unknown name (404 `unknown_tool`), arguments that are not an
    * object or lack a path parameter (400 `invalid_arguments`), a refusal, a failure, the timeout
-   * (504 `tool_timeout`, default `talk.toolTimeoutMs`) and an abort (499 `aborted`) all come back
-   * as `{ ok: false, status, error, message }`.
+   * (504 `tool_timeout`, default `capabilityTimeoutMs`) and an abort (499 `aborted`) all come back
+   * as `{ ok: false, status, error, message }`. `gate`, when given, may hold a well-formed call
+   * (see ToolCallGate).
    */
-  async call(name: string, args: unknown, caller: RestapCaller, signal?: AbortSignal, timeoutMs = this.options.talk.toolTimeoutMs): Promise<InvocationResult> {
+  async call(
+    name: string,
+    args: unknown,
+    caller: RestapCaller,
+    signal?: AbortSignal,
+    timeoutMs = this.options.capabilityTimeoutMs,
+    gate?: ToolCallGate,
+  ): Promise<InvocationResult> {
     const tool = this.find(name);
     if (!tool) {
       const known = this.list().map((t) => t.name).join(', ') || 'none';
       return failure(404, 'unknown_tool', `There is no tool named '${name}'. Tools: ${known}.`);
     }
+    return this.run(name, this.registry.getCapability(tool.capabilityId)!, args, caller, signal, timeoutMs, gate && ((checked) => gate(tool, checked)));
+  }
+
+  /**
+   * Calls a capability by its id, as another door names it (an A2A skill), whether or not it is
+   * offered as a tool: the same checks, timeout and failures as `call` (404 `unknown_capability`).
+   */
+  async callCapability(id: string, args: unknown, caller: RestapCaller, signal?: AbortSignal, timeoutMs = this.options.capabilityTimeoutMs): Promise<InvocationResult> {
+    const capability = this.registry.getCapability(id);
+    if (!capability) return failure(404, 'unknown_capability', `No capability has the id '${id}'.`);
+    return this.run(id, capability, args, caller, signal, timeoutMs);
+  }
+
+  private async run(
+    name: string,
+    capability: RegisteredCapability,
+    args: unknown,
+    caller: RestapCaller,
+    signal: AbortSignal | undefined,
+    timeoutMs: number,
+    hold?: (args: Record<string, unknown>) => Promise<InvocationResult | undefined>,
+  ): Promise<InvocationResult> {
     if (args === undefined || args === null) args = {};
     if (typeof args !== 'object' || Array.isArray(args)) {
       return failure(400, 'invalid_arguments', `The arguments of ${name} must be a JSON object, got ${Array.isArray(args) ? 'an array' : typeof args}.`);
     }
-    const capability = this.registry.getCapability(tool.capabilityId)!;
     const missing = (capability.parameters ?? []).filter((p) => p.in === 'path' && (args as Record<string, unknown>)[p.name] == null);
     if (missing.length) {
       return failure(400, 'invalid_arguments', `${name} needs ${missing.map((p) => `'${p.name}'`).join(', ')}.`);
     }
+    // Asked only of a well-formed call: a person is never asked to approve one that cannot run.
+    const held = hold ? await hold(args as Record<string, unknown>) : undefined;
+    if (held) return held;
     const timeout = AbortSignal.timeout(timeoutMs);
-    const result = await this.invoker.invoke(tool.capabilityId, args as Record<string, unknown>, caller, signal ? AbortSignal.any([signal, timeout]) : timeout);
+    const result = await this.invoker.invoke(capability.options.id, args as Record<string, unknown>, caller, signal ? AbortSignal.any([signal, timeout]) : timeout);
     if (!result.ok && result.error === 'aborted' && timeout.aborted && !signal?.aborted) {
       return failure(504, 'tool_timeout', `${name} did not answer within ${timeoutMs} ms.`);
     }

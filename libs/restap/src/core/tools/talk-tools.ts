@@ -3,7 +3,17 @@ import { failure } from '../invoker/invocation-error';
 import type { RestapCaller } from '../caller';
 import type { TalkTool, TalkToolCallRecord, TalkToolResult, TalkTools, TalkToolStep } from '../../interfaces/talk.interface';
 import { randomToken } from '../../sessions/random-token';
-import type { CapabilityTools } from './capability-tools';
+import type { CapabilityTools, ToolCallGate, ToolDefinition } from './capability-tools';
+
+/**
+ * The approval gate of one turn's tool calls (see TurnApprovals): counts the calls in flight and
+ * may hold one for a person's approval.
+ */
+export interface TalkToolApprovals {
+  begin(): void;
+  end(): void;
+  gate(tool: ToolDefinition, args: Record<string, unknown>, callId: string): Promise<InvocationResult | undefined>;
+}
 
 /** Longest tool result handed to the model and kept in history, characters. */
 export const MAX_TOOL_RESULT_CHARS = 32_000;
@@ -43,14 +53,26 @@ export class ToolStepLog {
  * caller, cut by the turn's signal, and written to the turn's step log. `tools` undefined (or
  * `talk.tools: false`) gives an empty list whose `call` answers unknown_tool.
  */
-export function createTalkTools(tools: CapabilityTools | undefined, caller: RestapCaller, signal: AbortSignal, log: ToolStepLog): TalkTools {
+export function createTalkTools(
+  tools: CapabilityTools | undefined,
+  caller: RestapCaller,
+  signal: AbortSignal,
+  log: ToolStepLog,
+  approvals?: TalkToolApprovals,
+): TalkTools {
   const list = tools ? talkToolsOf(tools) : NONE;
   const call = async (name: string, args: unknown, options: { id?: string; step?: string | number } = {}): Promise<TalkToolResult> => {
     const id = options.id ?? `call_${randomToken(12)}`;
     const raw = typeof args === 'string' ? args : (JSON.stringify(args ?? {}) ?? '{}');
     // What history keeps if the turn ends (client gone) before the tool answers.
     const record = log.open(options.step, { id, name, arguments: raw, result: UNANSWERED, ok: false });
-    const result = await invoke(tools, name, args, caller, signal);
+    approvals?.begin();
+    let result: InvocationResult;
+    try {
+      result = await invoke(tools, name, args, caller, signal, approvals && ((tool, parsed) => approvals.gate(tool, parsed, id)));
+    } finally {
+      approvals?.end();
+    }
     const content = resultText(result);
     record.ok = result.ok;
     record.result = content;
@@ -76,7 +98,7 @@ function talkToolsOf(tools: CapabilityTools): readonly TalkTool[] {
   return list;
 }
 
-async function invoke(tools: CapabilityTools | undefined, name: string, args: unknown, caller: RestapCaller, signal: AbortSignal): Promise<InvocationResult> {
+async function invoke(tools: CapabilityTools | undefined, name: string, args: unknown, caller: RestapCaller, signal: AbortSignal, gate?: ToolCallGate): Promise<InvocationResult> {
   if (!tools) return failure(404, 'unknown_tool', `There is no tool named '${name}': no tools are offered.`);
   if (typeof args === 'string') {
     try {
@@ -85,7 +107,7 @@ async function invoke(tools: CapabilityTools | undefined, name: string, args: un
       return failure(400, 'invalid_arguments', `The arguments of ${name} are not valid JSON (${(error as Error).message}).`);
     }
   }
-  return tools.call(name, args, caller, signal);
+  return tools.call(name, args, caller, signal, undefined, gate);
 }
 
 /** The tool result as the model reads it: the JSON body, or `Error <status> <code>: <message>`. */

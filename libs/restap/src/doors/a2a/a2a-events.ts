@@ -4,23 +4,10 @@ import { randomUUID } from 'node:crypto';
 import { joinText } from './a2a-task.copies';
 
 /**
- * Set on a blocking SendMessage (see ReplicaAwareRequestHandler): its caller learns the id of a
- * new task from the answer only, sent once the task is final (or interrupted) and written: its
- * new task may be published once, when it ends (see {@link TaskEvents}).
- */
-export const BLOCKING_SEND_STATE = 'restap.a2a.blockingSend';
-
-/**
  * How long the task of a blocking send stays unpublished at most (see {@link TaskEvents}): past
  * this, it is published (and stored) `working`, readable from any instance while its turn runs.
  */
 export const UNSEEN_TASK_MS = 100;
-
-/**
- * Set on a SendMessage, blocking or not (see ReplicaAwareRequestHandler): no one streams its
- * events, so its text deltas may be published together (see {@link TaskEvents}).
- */
-export const UNARY_SEND_STATE = 'restap.a2a.unarySend';
 
 /** How long text deltas of a SendMessage's task are held to go out together at most, ms. */
 export const COALESCE_MS = 100;
@@ -101,6 +88,9 @@ export class TaskEvents {
   status(state: TaskState, parts?: Part[]): void {
     this.release();
     const status = this.statusOf(state, parts);
+    // The SDK ends a blocking send on an input-required *status update*, not on a task that already
+    // stands in that state: the unseen task goes out as it stands, then the update.
+    if (this.pending && state === TaskState.TASK_STATE_INPUT_REQUIRED) this.publishPending();
     if (this.pending) {
       // What the SDK's ResultManager makes of a status update: the status, its message added to the history.
       this.pending.status = status;

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { RestapSql, statement } from '../../persistence/restap-sql';
-import { callerOf } from './a2a-task.store';
+import { a2aCallerOf } from './a2a-task.store';
 import { storableId } from './a2a-request.check';
 import { webhookProblem } from './push-webhook.guard';
 
@@ -56,7 +56,7 @@ export class A2aPushStore implements PushNotificationStore {
     config.taskId = taskId;
     const version = context.requestedVersion || LEGACY_VERSION;
     const json = JSON.stringify(TaskPushNotificationConfig.toJSON(config));
-    const rows = await this.sql.query<{ id: string }>(SAVE, [taskId, callerOf(context).ownerHash, config.id, version, json, push.maxConfigsPerTask]);
+    const rows = await this.sql.query<{ id: string }>(SAVE, [taskId, a2aCallerOf(context).ownerHash, config.id, version, json, push.maxConfigsPerTask]);
     if (!rows.length) throw new RequestMalformedError(`A task has at most ${push.maxConfigsPerTask} push notification configs: delete one first.`);
   }
 
@@ -66,13 +66,13 @@ export class A2aPushStore implements PushNotificationStore {
 
   async loadWithMetadata(taskId: string, context: ServerCallContext): Promise<Array<{ config: TaskPushNotificationConfig; wireVersion: string }>> {
     if (!storableId(taskId)) return [];
-    const rows = await this.sql.query<ConfigRow>(LOAD, [taskId, callerOf(context).ownerHash]);
+    const rows = await this.sql.query<ConfigRow>(LOAD, [taskId, a2aCallerOf(context).ownerHash]);
     return rows.map((row) => ({ config: TaskPushNotificationConfig.fromJSON(row.config), wireVersion: row.wire_version }));
   }
 
   async delete(taskId: string, context: ServerCallContext, configId?: string): Promise<void> {
     if (!storableId(taskId) || (configId && !storableId(configId))) return;
-    const owner = callerOf(context).ownerHash;
+    const owner = a2aCallerOf(context).ownerHash;
     if (configId) await this.sql.query(DELETE_ONE, [taskId, owner, configId]);
     else await this.sql.query(DELETE_ALL, [taskId, owner]);
   }

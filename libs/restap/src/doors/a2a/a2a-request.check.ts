@@ -2,6 +2,7 @@ import type { AgentCard } from '@a2a-js/sdk';
 import { A2A_ERROR_CODE, JsonRpcRequestMalformedError, RequestMalformedError, toJsonRpcError, VersionNotSupportedError, type A2AError } from '@a2a-js/sdk/errors';
 import { getSupportedVersions, ServerCallContext } from '@a2a-js/sdk/server';
 import type * as A2aLegacy from '@a2a-js/sdk/compat/v0_3/server';
+import { codePointLength } from '../../text/code-points';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { cardFor } from './agent-card.factory';
 
@@ -118,7 +119,10 @@ export class A2aRequestCheck {
       return `A message carries at most ${this.limits.maxParts} parts; this one has ${parts.length}.`;
     }
     // The whole message: its parts, but also its ids and metadata, all kept in the task's history.
-    if (weigh(message, this.limits.maxMessageChars, 0) > this.limits.maxMessageChars) {
+    // Characters are code points, as talk.maxMessageLength counts them: UTF-16 units first (an
+    // upper bound, and cheaper), code points only when that is over.
+    const limit = this.limits.maxMessageChars;
+    if (weigh(message, limit, 0, utf16Length) > limit && weigh(message, limit, 0, codePointLength) > limit) {
       return `A message holds at most ${this.limits.maxMessageChars} characters (its parts' text, data and files, its metadata and ids together); this one holds more.`;
     }
     if (typeof taskId === 'string' && !storableId(taskId)) return 'message.taskId is not a task id of this agent: it holds a NUL character.';
@@ -179,14 +183,16 @@ function isObject(value: unknown): value is Json {
  * counting once past `limit`, so a large value costs no more than the limit. Its depth is bounded
  * by `limits.maxJsonDepth`, checked when the body was read.
  */
-function weigh(value: unknown, limit: number, total: number): number {
+function weigh(value: unknown, limit: number, total: number, lengthOf: (text: string) => number): number {
   if (total > limit) return total;
-  if (typeof value === 'string') return total + value.length;
+  if (typeof value === 'string') return total + lengthOf(value);
   if (typeof value !== 'object' || value === null) return total + 1;
   if (Array.isArray(value)) {
-    for (const item of value) if ((total = weigh(item, limit, total)) > limit) break;
+    for (const item of value) if ((total = weigh(item, limit, total, lengthOf)) > limit) break;
     return total;
   }
-  for (const key in value) if ((total = weigh((value as Json)[key], limit, total + key.length)) > limit) break;
+  for (const key in value) if ((total = weigh((value as Json)[key], limit, total + lengthOf(key), lengthOf)) > limit) break;
   return total;
 }
+
+const utf16Length = (text: string): number => text.length;

@@ -1,5 +1,6 @@
 import { statement } from '../../persistence/restap-sql';
 import type { TurnSideTable } from '../../persistence/session.store';
+import { deadRunner } from '../../persistence/replicas.sql';
 
 /** The A2A door's statements on restap_a2a_tasks, and the shapes of their rows and parameters. */
 
@@ -77,3 +78,23 @@ export interface TaskRow {
   updated_at?: Date | string;
   status_at?: Date | string;
 }
+
+/**
+ * Fails the running tasks of dead instances (see deadRunner): state `failed`, the stored document's
+ * status replaced by `$3` (the interrupted status, A2A JSON) with this task's id and a fresh message
+ * id, runner cleared. Only tasks that were running (submitted or working): a task waiting for input
+ * is not lost with its instance. Safe when several instances sweep at once: the first to lock a row
+ * fails it, the others find it no longer running. Reads only the partial index of running tasks.
+ * Subscribers on other instances follow a task through storage (followStoredTask) and get the
+ * failed status as their final event.
+ */
+export const FAIL_ORPHAN_TASKS = statement(
+  `
+  UPDATE restap_a2a_tasks t SET
+    state = 'TASK_STATE_FAILED', status_at = $4::timestamptz, runner = NULL, cancel_requested = false, updated_at = now(),
+    task = jsonb_set(t.task::jsonb, '{status}',
+      jsonb_set(jsonb_set($3::jsonb, '{message,taskId}', to_jsonb(t.id)), '{message,messageId}', to_jsonb(gen_random_uuid()::text)))::json
+  WHERE t.runner IS NOT NULL AND t.state IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING') AND ${deadRunner('t.runner', '$1', '$2')}
+  RETURNING t.id`,
+  'a2a.tasks-fail-orphans',
+);

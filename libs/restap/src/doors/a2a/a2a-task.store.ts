@@ -1,64 +1,31 @@
-import { Injectable } from '@nestjs/common';
-import { Task, TaskState, taskStateToJSON, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { Role, Task, TaskState, TaskStatus, taskStateToJSON, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
 import { RestapSql } from '../../persistence/restap-sql';
 import { hashSessionId } from '../../sessions/session-id';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { storableId, storableTime } from './a2a-request.check';
-import { randomBytes } from 'node:crypto';
 import { A2aCaller } from './a2a-caller';
+import { requestStateOf, type LiveTask, type TurnRow } from './a2a-request.state';
 import { GroupCommit } from '../../persistence/group-commit';
 import type { TurnSideRow } from '../../persistence/session.store';
 import { compactText, shareTask, withContextId } from './a2a-task.copies';
-import { LIST_BY_CONTEXT, LIST_BY_OWNER, LOAD, MAX_SAVE_BATCH, SAVE, SAVE_MANY, TASK_SIDE, type TaskRow, type TaskWrite } from './a2a-task.sql';
+import { FAIL_ORPHAN_TASKS, LIST_BY_CONTEXT, LIST_BY_OWNER, LOAD, MAX_SAVE_BATCH, SAVE, SAVE_MANY, TASK_SIDE, type TaskRow, type TaskWrite } from './a2a-task.sql';
+import { RestapReplicas } from '../../core/lifecycle/restap-replicas.service';
+import { RESTAP_OPTIONS } from '../../restap.constants';
+import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import { dataPart, textPart } from './a2a-events';
 
-/** Where the executor leaves the context id of the turn it runs (see {@link A2aTaskStore.load}). */
-export const CONTEXT_ID_STATE = 'restap.a2a.contextId';
-
-/**
- * Where the executor names the task it runs when the SDK drew its id for this request (a message
- * without taskId): nothing of it is stored yet, so loading it needs no statement until its first save.
- */
-export const NEW_TASK_STATE = 'restap.a2a.newTaskId';
-
-/**
- * Where a save leaves a task it wrote in a final state, for loads later in the same request (the
- * SDK reloads a task after each `task` event): a final task changes no more, so no statement is needed.
- */
-const FINAL_TASK_STATE = 'restap.a2a.finalTask';
-
-/**
- * Where {@link A2aTaskStore.sideRow} leaves the final task it wrote into the statement of the turn
- * that ended it, and {@link A2aTaskStore.sideStored} marks it committed: the SDK's save of that very
- * task then needs no statement of its own.
- */
-const TURN_ROW_STATE = 'restap.a2a.turnRow';
+/** What a task whose instance died says, in its failed status (see {@link A2aTaskStore.failOrphans}). */
+export const INTERRUPTED_TASK_MESSAGE =
+  'The task was interrupted: the agent instance running it stopped (it crashed or was killed) before the task ended. Send the message again.';
 
 const TERMINAL = new Set<TaskState>([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
 /** States a blocking send answers with before the task ends (the SDK stops there): written before save resolves. */
 const INTERRUPTED = new Set<TaskState>([TaskState.TASK_STATE_INPUT_REQUIRED, TaskState.TASK_STATE_AUTH_REQUIRED]);
 
-/** A final task written with its turn (see {@link TURN_ROW_STATE}): the task and its stored document. */
-interface TurnRow {
-  entry: LiveTask;
-  document: string;
-  committed: boolean;
-}
-
 /** While a task streams, the longest its stored copy lags behind, ms. */
 const FLUSH_MS = 100;
-
-/** A task running on this instance: its latest state, and the write of it in flight. */
-interface LiveTask {
-  id: string;
-  ownerHash: Buffer;
-  contextHash: Buffer;
-  box: Buffer | null;
-  state: TaskState;
-  task: Task;
-  written: Promise<void>;
-  flushTimer?: NodeJS.Timeout;
-}
 
 /** What a load knows beyond the task: who runs it and when it last changed. */
 export interface StoredTaskInfo {
@@ -80,9 +47,9 @@ export interface StoredTaskInfo {
  * without credentials who names neither gets the task with an empty contextId.
  */
 @Injectable()
-export class A2aTaskStore implements TaskStore {
-  /** This app instance, written as `runner` while it runs a task (see ReplicaAwareRequestHandler). */
-  readonly instanceId = randomBytes(12).toString('base64url');
+export class A2aTaskStore implements TaskStore, OnModuleInit {
+  /** This app instance (RestapReplicas.id), written as `runner` while it runs a task (see ReplicaAwareRequestHandler). */
+  readonly instanceId: string;
 
   /** Tasks running on this instance, as last saved (see {@link save}). */
   private readonly live = new Map<string, LiveTask>();
@@ -93,7 +60,42 @@ export class A2aTaskStore implements TaskStore {
    */
   private readonly writes = new GroupCommit<TaskWrite, void>((_, batch) => this.writeBatch(batch), MAX_SAVE_BATCH);
 
-  constructor(private readonly sql: RestapSql) {}
+  constructor(
+    private readonly sql: RestapSql,
+    private readonly replicas: RestapReplicas,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+  ) {
+    this.instanceId = replicas.id;
+  }
+
+  /** The tasks of an instance that died are failed by the others' sweeps (see RestapReplicas). */
+  onModuleInit(): void {
+    if (this.options.a2a.enabled) this.replicas.registerSweeper('a2a.tasks', (self, orphanAfterMs) => this.failOrphans(self, orphanAfterMs));
+  }
+
+  /**
+   * Fails the running tasks of dead instances, with {@link INTERRUPTED_TASK_MESSAGE} as their status
+   * message (and `{"error":"interrupted"}` as data), and returns how many.
+   */
+  async failOrphans(self: string, orphanAfterMs: number): Promise<number> {
+    const at = new Date();
+    const status = TaskStatus.toJSON({
+      state: TaskState.TASK_STATE_FAILED,
+      timestamp: at.toISOString(),
+      message: {
+        messageId: '',
+        contextId: '',
+        taskId: '',
+        role: Role.ROLE_AGENT,
+        parts: [textPart(INTERRUPTED_TASK_MESSAGE), dataPart({ error: 'interrupted', message: INTERRUPTED_TASK_MESSAGE })],
+        metadata: undefined,
+        extensions: [],
+        referenceTaskIds: [],
+      },
+    });
+    const rows = await this.sql.query<{ id: string }>(FAIL_ORPHAN_TASKS, [self, orphanAfterMs, JSON.stringify(status), at]);
+    return rows.length;
+  }
 
   /**
    * Writes the task. Its first save (the row other instances find it by), its final state and an
@@ -106,7 +108,7 @@ export class A2aTaskStore implements TaskStore {
    * and its save writes nothing.
    */
   async save(task: Task, context: ServerCallContext): Promise<void> {
-    const caller = callerOf(context);
+    const caller = a2aCallerOf(context);
     const state = task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
     const final = TERMINAL.has(state);
     const now = final || INTERRUPTED.has(state);
@@ -121,11 +123,11 @@ export class A2aTaskStore implements TaskStore {
       return;
     }
     // The first save of a task the SDK drew for this request: from now on, loads read memory or storage.
-    if (context.state.get(NEW_TASK_STATE) === task.id) context.state.delete(NEW_TASK_STATE);
+    if (requestStateOf(context).newTaskId === task.id) requestStateOf(context).newTaskId = undefined;
     // A final task its turn's statement stored, unchanged since: nothing to write.
     const stored = final && !entry ? storedWithTurn(task, context) : undefined;
     if (stored) {
-      context.state.set(FINAL_TASK_STATE, stored);
+      requestStateOf(context).finalTask = stored;
       return;
     }
     const next: LiveTask = entry ?? { id: task.id, ownerHash: caller.ownerHash, contextHash: hashSessionId(task.contextId), box: caller.seal(task.contextId), state, task, written: Promise.resolve() };
@@ -134,7 +136,7 @@ export class A2aTaskStore implements TaskStore {
     if (final) this.live.delete(task.id);
     else this.live.set(task.id, next);
     await this.flush(next);
-    if (final) context.state.set(FINAL_TASK_STATE, next);
+    if (final) requestStateOf(context).finalTask = next;
   }
 
   /**
@@ -143,18 +145,18 @@ export class A2aTaskStore implements TaskStore {
    * {@link sideStored} tells the store so, and the SDK's save of the same task writes nothing.
    */
   sideRow(task: Task, context: ServerCallContext): TurnSideRow {
-    const caller = callerOf(context);
+    const caller = a2aCallerOf(context);
     const state = task.status?.state ?? TaskState.TASK_STATE_UNSPECIFIED;
     const entry: LiveTask = { id: task.id, ownerHash: caller.ownerHash, contextHash: hashSessionId(task.contextId), box: caller.seal(task.contextId), state, task: compactText(task), written: Promise.resolve() };
     const values = this.rowOf(entry);
     const row: TurnRow = { entry, document: values[6], committed: false };
-    context.state.set(TURN_ROW_STATE, row);
+    requestStateOf(context).turnRow = row;
     return { table: TASK_SIDE, values };
   }
 
   /** The row {@link sideRow} gave is committed with its turn. */
   sideStored(context: ServerCallContext): void {
-    const row = context.state.get(TURN_ROW_STATE) as TurnRow | undefined;
+    const row = requestStateOf(context).turnRow;
     if (row) row.committed = true;
   }
 
@@ -168,7 +170,7 @@ export class A2aTaskStore implements TaskStore {
   async loadWithInfo(taskId: string, context: ServerCallContext): Promise<{ task: Task; info: StoredTaskInfo } | undefined> {
     // The door refuses such ids before the SDK (A2aRequestCheck); this keeps them from SQL on any path.
     if (!storableId(taskId)) throw new RequestMalformedError('A task id cannot hold a NUL character.');
-    const caller = callerOf(context);
+    const caller = a2aCallerOf(context);
     const known = knownContextIds(context, caller);
     const live = this.live.get(taskId) ?? finalTaskOf(context, taskId);
     if (live && (live.ownerHash.equals(caller.ownerHash) || known.some((id) => hashSessionId(id).equals(live.contextHash)))) {
@@ -176,7 +178,7 @@ export class A2aTaskStore implements TaskStore {
       const visible = known.includes(contextId) || (caller.isAuthenticated && live.ownerHash.equals(caller.ownerHash));
       return { task: withContextId(shareTask(live.task), visible ? contextId : ''), info: { runner: TERMINAL.has(live.state) ? null : this.instanceId, updatedAt: new Date() } };
     }
-    if (context.state.get(NEW_TASK_STATE) === taskId) return undefined; // drawn for this request, not saved yet
+    if (requestStateOf(context).newTaskId === taskId) return undefined; // drawn for this request, not saved yet
     const [row] = await this.sql.query<TaskRow>(LOAD, [taskId, caller.ownerHash, known[0] ? hashSessionId(known[0]) : null]);
     if (!row) return undefined;
     return {
@@ -240,7 +242,7 @@ export class A2aTaskStore implements TaskStore {
   }
 
   async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
-    const caller = callerOf(context);
+    const caller = a2aCallerOf(context);
     const pageSize = params.pageSize ?? 50;
     const contextHash = params.contextId ? hashSessionId(params.contextId) : null;
     const cursor = params.pageToken ? decodeCursor(params.pageToken) : undefined;
@@ -280,7 +282,7 @@ export class A2aTaskStore implements TaskStore {
 }
 
 /** The request's A2aCaller; a context built elsewhere counts as anonymous. */
-export function callerOf(context: ServerCallContext): A2aCaller {
+export function a2aCallerOf(context: ServerCallContext): A2aCaller {
   return context.user instanceof A2aCaller ? context.user : new A2aCaller({ headers: {} }, undefined);
 }
 
@@ -289,9 +291,9 @@ export function callerOf(context: ServerCallContext): A2aCaller {
  * (see A2aTaskStore.sideRow); undefined otherwise, and for any later save.
  */
 function storedWithTurn(task: Task, context: ServerCallContext): LiveTask | undefined {
-  const row = context.state.get(TURN_ROW_STATE) as TurnRow | undefined;
+  const row = requestStateOf(context).turnRow;
   if (!row?.committed || row.entry.id !== task.id) return undefined;
-  context.state.delete(TURN_ROW_STATE);
+  requestStateOf(context).turnRow = undefined;
   return documentOf(compactText(task)) === row.document ? row.entry : undefined;
 }
 
@@ -300,15 +302,15 @@ function documentOf(task: Task): string {
   return JSON.stringify(Task.toJSON(withContextId(task, '')));
 }
 
-/** The task this request saved in a final state, if it is `taskId` (see {@link FINAL_TASK_STATE}). */
+/** The task this request saved in a final state, if it is `taskId` (see A2aRequestState.finalTask). */
 function finalTaskOf(context: ServerCallContext, taskId: string): LiveTask | undefined {
-  const saved = context.state.get(FINAL_TASK_STATE) as LiveTask | undefined;
+  const saved = requestStateOf(context).finalTask;
   return saved?.id === taskId ? saved : undefined;
 }
 
 function knownContextIds(context: ServerCallContext, caller: A2aCaller): string[] {
-  const running = context.state.get(CONTEXT_ID_STATE);
-  return [...(typeof running === 'string' && running ? [running] : []), ...(caller.contextHint ? [caller.contextHint] : [])];
+  const running = requestStateOf(context).contextId;
+  return [...(running ? [running] : []), ...(caller.contextHint ? [caller.contextHint] : [])];
 }
 
 function encodeCursor(at: Date, id: string): string {

@@ -3,39 +3,33 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { AGENT_CARD_PATH, AgentCard } from '@a2a-js/sdk';
 import type * as A2aExpress from '@a2a-js/sdk/server/express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import typeIs from 'type-is';
 import { RESTAP_OPTIONS, SESSION_ID_PATTERN } from '../../restap.constants';
 import { mintSessionId } from '../../sessions/session-id';
 import { RestapRegistry } from '../../core/registry/restap.registry';
-import { InvalidJsonException, InvalidRequestException, MethodNotAllowedException, ShuttingDownException } from '../../exceptions';
+import { InvalidJsonException, InvalidRequestException, MethodNotAllowedException, UnsupportedMediaTypeException, type RestapException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
-import { RestapDrain } from '../../core/lifecycle/restap-drain.service';
-import { RestapRateLimit } from '../kit/rate-limit/restap-rate-limit';
+import { RestapReplicas } from '../../core/lifecycle/restap-replicas.service';
 import { A2aCaller } from './a2a-caller';
-import { DoorGuards } from '../kit/guards/door-guards';
+import { DoorKit } from '../kit/door-kit';
+import { DoorPipeline, doorPathOf } from '../kit/door-pipeline';
 import { A2aTaskStore } from './a2a-task.store';
 import { ReplicaAwareRequestHandler } from './replica-aware.handler';
 import { A2aRequestCheck } from './a2a-request.check';
-import { TalkExecutor } from './talk.executor';
+import { A2aAgentExecutor } from './a2a-agent.executor';
 import { RemoteCancels } from './remote-cancels';
 import { buildAgentCard, cardFor } from './agent-card.factory';
 import { answerCardPreflight, prepareCardResponse } from './agent-card.http';
-import { DoorJsonBody } from '../kit/http/door-json.body';
-import { failDoorRequest as fail } from '../kit/http/door-failure';
-import { lingeringClose } from '../kit/http/lingering-close';
-import { isValidHost } from '../kit/http/host-header';
-import { DoorStreams } from '../kit/http/door-streams';
-import { StreamListenerBusManager } from './stream-listener.bus';
 import { A2aPushStore } from './a2a-push.store';
 import { createPushSender } from './a2a-push.sender';
 import { restMethodOf, type RestCall } from './a2a-rest.routes';
 import { A2A_ERROR_CODE, ContentTypeNotSupportedError, JsonRpcRequestMalformedError, RequestMalformedError, toJsonRpcError, toRestErrorBody } from '@a2a-js/sdk/errors';
+import { writeDoorError as fail } from '../kit/http/door-error.writer';
+import { isValidHost } from '../kit/http/host-header';
+import { StreamListenerBusManager } from './stream-listener.bus';
 
 const CARD_PATH = `/${AGENT_CARD_PATH}`;
 /** Card handlers kept per origin (Host header): past this, cards are built per request. */
 const MAX_ORIGINS = 16;
-/** Past a turn's timeout, how long a task may stay silent before its runner counts as gone. */
-const ORPHAN_MARGIN_MS = 30_000;
 
 /** The handler the host's guards see on the A2A endpoint (`context.getClass()`). */
 class A2aEndpoint {
@@ -63,10 +57,17 @@ class A2aEndpoint {
 @Injectable()
 export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger('Restap');
-  private readonly json: DoorJsonBody;
+  /** The endpoint's checks before the host's middleware: nothing of the body is read unless they pass. */
+  private readonly admission: DoorPipeline;
+  /** The endpoint's checks after the host's middleware: its guards, the stream caps. */
+  private readonly endpoint: DoorPipeline;
+  /** The HTTP+JSON binding's checks before the host's middleware, answered in that binding's error shape. */
+  private readonly restAdmission: DoorPipeline;
+  /** The HTTP+JSON binding's checks after the host's middleware: guards, A2aRequestCheck's parameter checks, stream caps. */
+  private readonly restEndpoint: DoorPipeline;
   private card?: AgentCard;
   /** When the card was built (its Last-Modified), to the second as HTTP dates go. */
-  private cardBuiltAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+  private readonly cardBuiltAt = new Date(Math.floor(Date.now() / 1000) * 1000);
   private rpc?: RequestHandler;
   private rest?: RequestHandler;
   private check?: A2aRequestCheck;
@@ -76,16 +77,35 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     private readonly adapterHost: HttpAdapterHost,
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly registry: RestapRegistry,
-    private readonly guards: DoorGuards,
     private readonly tasks: A2aTaskStore,
-    private readonly executor: TalkExecutor,
+    private readonly executor: A2aAgentExecutor,
     private readonly remote: RemoteCancels,
-    private readonly drain: RestapDrain,
-    private readonly rateLimit: RestapRateLimit,
-    private readonly streams: DoorStreams,
+    private readonly replicas: RestapReplicas,
     private readonly pushStore: A2aPushStore,
+    kit: DoorKit,
   ) {
-    this.json = new DoorJsonBody(options.limits);
+    this.admission = new DoorPipeline([
+      (req, res, next) => (req.method === 'POST' ? next() : fail(res, new MethodNotAllowedException(['POST'], `${req.method} is not allowed here: the A2A JSON-RPC endpoint takes POST.`))),
+      kit.refuseWhileDraining(),
+      kit.rateLimit('a2a'),
+      // A body must say it is JSON (`application/json`, or A2A's `application/a2a+json`): a browser
+      // page elsewhere can send `text/plain` or no type at all without asking (no CORS preflight),
+      // so anything else is 415 before it is read — no capability runs for a cross-site form.
+      // Malformed JSON is JSON-RPC's -32700, a non-JSON body HTTP 415 with -32005 as its body (issue 38).
+      kit.jsonBody('A2A messages are application/json (or application/a2a+json).', undefined, (res, error) => refuseBody(res, error, false)),
+    ]);
+    this.endpoint = new DoorPipeline([kit.hostGuards(A2aEndpoint), kit.streamSlot((req) => streams(req.body))]);
+    this.restAdmission = new DoorPipeline([
+      (req, res, next) => (REST_METHODS.includes(req.method) ? next() : fail(res, new MethodNotAllowedException(REST_METHODS, `${req.method} is not allowed here: the A2A HTTP+JSON binding takes ${REST_METHODS.join(', ')}.`))),
+      kit.refuseWhileDraining(),
+      kit.rateLimit('a2a'),
+      kit.jsonBody('A2A messages are application/json (or application/a2a+json).', undefined, (res, error) => refuseBody(res, error, true)),
+    ]);
+    this.restEndpoint = new DoorPipeline([
+      kit.hostGuards(A2aEndpoint),
+      (req, res, next) => this.checkRest(req, res, next),
+      kit.streamSlot((req) => REST_CALLS.get(req)?.streams === true),
+    ]);
     if (!options.a2a.enabled) return;
     adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.admit(req, res, next));
   }
@@ -109,8 +129,8 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
       // One scope for every caller: the task store decides who may see a task, before any bus is used.
       // Listeners: one per open stream (capped by talk.maxStreams), plus a few of the SDK's own.
       new StreamListenerBusManager(this.options.talk.maxStreams + 10),
-      // A running turn saves at least every talk.timeoutMs (it ends then): silent longer, its instance is gone.
-      this.options.talk.timeoutMs + ORPHAN_MARGIN_MS,
+      // A runner is alive while its heartbeat is (RestapReplicas); a dead one's tasks are failed by the sweep.
+      this.replicas,
       this.remote,
       push ? { store: this.pushStore, sender: createPushSender(this.pushStore, push) } : undefined,
     );
@@ -118,11 +138,11 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     this.check = new A2aRequestCheck(this.card, this.options.a2a.path, this.options.a2a);
     this.rpc = this.check.guard(sdk.jsonRpcHandler({
       requestHandler: handler,
-      userBuilder: async (req) => this.callerOf(req),
+      userBuilder: async (req) => this.userOf(req),
       legacyCompat: { enabled: true },
     }));
     if (restPath !== false) {
-      this.rest = sdk.restHandler({ requestHandler: handler, userBuilder: async (req) => this.callerOf(req), legacyCompat: { enabled: true } });
+      this.rest = sdk.restHandler({ requestHandler: handler, userBuilder: async (req) => this.userOf(req), legacyCompat: { enabled: true } });
     }
     this.logger.log(`A2A: agent card at ${CARD_PATH}, JSON-RPC at ${this.options.a2a.path}${restPath === false ? '' : `, HTTP+JSON at ${restPath}`}${push ? ', push notifications on' : ''}`);
     if (this.options.a2a.baseUrl === undefined && process.env.NODE_ENV === 'production') {
@@ -131,8 +151,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
   }
 
   private isEndpoint(req: Request): boolean {
-    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
-    return (path === this.options.a2a.path && this.rpc !== undefined) || this.isRest(path);
+    return this.rpc !== undefined && doorPathOf(req) === this.options.a2a.path;
   }
 
   /** True for a path of the HTTP+JSON binding (its base path and below). */
@@ -143,7 +162,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
 
   /** The card, and the endpoint's checks before the host's middleware (no body is read unless they pass). */
   private admit(req: Request, res: Response, next: NextFunction): void {
-    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
+    const path = doorPathOf(req);
     if ((path === CARD_PATH || path === `${this.options.a2a.path}${CARD_PATH}`) && this.card) {
       if (req.method === 'OPTIONS') return answerCardPreflight(req, res);
       if (req.method === 'GET' || req.method === 'HEAD') {
@@ -153,92 +172,38 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
         return mounted(handler, req, res, next);
       }
     }
-    if (this.isRest(path)) {
-      if (!REST_METHODS.includes(req.method)) return fail(res, new MethodNotAllowedException(REST_METHODS, `${req.method} is not allowed here: the A2A HTTP+JSON binding takes ${REST_METHODS.join(', ')}.`));
-      if (this.drain.isDraining()) {
-        lingeringClose(res, this.options.limits);
-        return fail(res, new ShuttingDownException());
-      }
-      return this.rateLimit.limit(req, res, 'a2a', () => this.body(req, res, next, true));
-    }
+    if (this.isRest(path)) return this.restAdmission.run(req, res, undefined, next);
     if (path !== this.options.a2a.path || !this.rpc) return next();
-    if (req.method !== 'POST') return fail(res, new MethodNotAllowedException(['POST'], `${req.method} is not allowed here: the A2A JSON-RPC endpoint takes POST.`));
-    if (this.drain.isDraining()) {
-      lingeringClose(res, this.options.limits);
-      return fail(res, new ShuttingDownException());
-    }
-    this.rateLimit.limit(req, res, 'a2a', () => this.body(req, res, next));
+    this.admission.run(req, res, undefined, next);
   }
 
   /** The endpoint, after the host's middleware: its guards, the stream caps, then the SDK. */
   private serveEndpoint(req: Request, res: Response, next: NextFunction): void {
-    if (!this.isEndpoint(req)) return next();
-    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
-    if (this.isRest(path)) return this.serveRest(req, res, next, path.slice((this.options.a2a.restPath as string).length) || '/');
-    const rpc = this.rpc as RequestHandler;
-    this.guards.check(req, res, A2aEndpoint).then(
-      () => {
-        try {
-          if (streams(req.body)) this.streams.hold(req, res);
-        } catch (error) {
-          return fail(res, error);
-        }
-        const minted = mintContextId(req.body);
-        if (minted) MINTED.set(req, minted);
-        mounted(rpc, req, res, (error?: unknown) => (error ? fail(res, error) : next()));
-      },
-      (error: unknown) => fail(res, error),
-    );
-  }
-
-  /**
-   * A request of the HTTP+JSON binding, after the host's middleware: its guards, the checks
-   * A2aRequestCheck makes on JSON-RPC (refused in the binding's own error shape), the stream caps
-   * for `:stream` and `:subscribe`, then the SDK's `restHandler` as if mounted at `a2a.restPath`.
-   */
-  private serveRest(req: Request, res: Response, next: NextFunction, subPath: string): void {
-    const rest = this.rest as RequestHandler;
-    this.guards.check(req, res, A2aEndpoint).then(
-      () => {
-        const call = req.headers['a2a-version'] === '1.0' ? restMethodOf(req.method, subPath, req.body, req.query) : undefined;
-        if (call) {
-          const problem = this.check?.paramsProblem(call.method, call.params);
-          if (problem !== undefined) {
-            res.status(400).json(toRestErrorBody(new RequestMalformedError(problem), 400));
-            return;
-          }
-          REST_CALLS.set(req, call);
-        }
-        try {
-          if (call?.streams) this.streams.hold(req, res);
-        } catch (error) {
-          return fail(res, error);
-        }
-        const minted = call ? mintContextId({ method: call.method, params: call.params }) : undefined;
-        if (minted) MINTED.set(req, minted);
-        mountedAt(rest, subPath, req, res, (error?: unknown) => (error ? fail(res, error) : next()));
-      },
-      (error: unknown) => fail(res, error),
-    );
-  }
-
-  /**
-   * JSON bodies are read here, with the module's limits. A body must say it is JSON
-   * (`application/json`, or A2A's `application/a2a+json`): a browser page elsewhere can send
-   * `text/plain` or no type at all without asking (no CORS preflight), so anything else is 415
-   * before it is read — no capability runs for a cross-site form or `no-cors` fetch.
-   */
-  private body(req: Request, res: Response, next: () => void, rest = false): void {
-    if (!typeIs.hasBody(req)) return next();
-    if (!typeIs(req, ['application/json', 'application/*+json'])) {
-      lingeringClose(res, this.options.limits);
-      // In the protocol's terms (ContentTypeNotSupportedError), as the SDK's own guards would answer.
-      const error = new ContentTypeNotSupportedError('Content-Type is not accepted: A2A messages are application/json (or application/a2a+json).');
-      if (rest) return void res.status(415).json(toRestErrorBody(error, 415));
-      // HTTP 415 still (a form or no-cors fetch is refused at the HTTP level), with the JSON-RPC error as its body.
-      return void res.status(415).json({ jsonrpc: '2.0', id: null, error: toJsonRpcError(error) });
+    const path = doorPathOf(req);
+    if (this.isRest(path)) {
+      const subPath = path.slice((this.options.a2a.restPath as string).length) || '/';
+      const rest = this.rest as RequestHandler;
+      return this.restEndpoint.run(req, res, undefined, () => mountedAt(rest, subPath, req, res, (error?: unknown) => (error ? fail(res, error) : next())));
     }
-    this.json.read(req, res, next, (error) => (error instanceof InvalidJsonException ? parseError(res, rest) : fail(res, error)));
+    if (!this.isEndpoint(req)) return next();
+    const rpc = this.rpc as RequestHandler;
+    this.endpoint.run(req, res, undefined, () => mounted(rpc, req, res, (error?: unknown) => (error ? fail(res, error) : next())));
+  }
+
+  /**
+   * A request of the HTTP+JSON binding (1.0) seen as the JSON-RPC call it stands for: the checks
+   * A2aRequestCheck makes on JSON-RPC, refused in the binding's own error shape (400 + AIP-193
+   * body); the call is kept for the stream caps and the request's A2aCaller (see userOf).
+   */
+  private checkRest(req: Request, res: Response, next: () => void): void {
+    const subPath = doorPathOf(req).slice((this.options.a2a.restPath as string).length) || '/';
+    const call = req.headers['a2a-version'] === '1.0' ? restMethodOf(req.method, subPath, req.body, req.query) : undefined;
+    if (call) {
+      const problem = this.check?.paramsProblem(call.method, call.params);
+      if (problem !== undefined) return void res.status(400).json(toRestErrorBody(new RequestMalformedError(problem), 400));
+      REST_CALLS.set(req, call);
+    }
+    next();
   }
 
   /**
@@ -264,10 +229,13 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
   }
 
   /** The SDK's `User` for a request: its identity (hashed in storage), headers, and the context it names. */
-  private callerOf(req: Request): A2aCaller {
+  private userOf(req: Request): A2aCaller {
     const caller = { headers: req.headers, ip: req.ip };
-    const call = REST_CALLS.get(req);
-    return new A2aCaller(caller, this.options.a2a.identify(caller), contextHintOf(call ? { params: call.params } : req.body), MINTED.get(req));
+    // An HTTP+JSON request is read as the JSON-RPC call it stands for (see checkRest).
+    const rest = REST_CALLS.get(req);
+    const body: unknown = rest ? { method: rest.method, params: rest.params } : req.body;
+    const minted = newContextIdOf(body);
+    return new A2aCaller(caller, this.options.a2a.identify(caller), minted ?? contextHintOf(body), minted);
   }
 }
 
@@ -303,16 +271,23 @@ function mounted(handler: RequestHandler, req: Request, res: Response, next: (er
 }
 
 /**
- * Malformed JSON, answered in the binding's own terms (the SDK's own parse errors, which it cannot
- * give here since the door read the body): JSON-RPC -32700 with a null id (HTTP 200), or the
- * HTTP+JSON binding's 400 error body.
+ * A body the door refuses, answered in the binding's own terms where A2A has them (the SDK's own
+ * errors, which it cannot give here since the door reads the body): malformed JSON is JSON-RPC's
+ * -32700 with a null id (HTTP 200), or the HTTP+JSON binding's 400; a body that is not JSON is
+ * HTTP 415 still (a form or no-cors fetch is refused at the HTTP level) with ContentTypeNotSupported
+ * (-32005) as its JSON-RPC body, or the binding's 415 body. Anything else: the module's JSON error.
  */
-function parseError(res: Response, rest: boolean): void {
-  if (rest) {
-    res.status(400).json(toRestErrorBody(new RequestMalformedError('Invalid JSON payload.'), 400));
-    return;
+function refuseBody(res: Response, error: RestapException, rest: boolean): void {
+  if (error instanceof InvalidJsonException) {
+    if (rest) return void res.status(400).json(toRestErrorBody(new RequestMalformedError('Invalid JSON payload.'), 400));
+    return void res.status(200).json({ jsonrpc: '2.0', id: null, error: toJsonRpcError(new JsonRpcRequestMalformedError({ message: 'Invalid JSON payload.', envelopeCode: A2A_ERROR_CODE.PARSE_ERROR })) });
   }
-  res.status(200).json({ jsonrpc: '2.0', id: null, error: toJsonRpcError(new JsonRpcRequestMalformedError({ message: 'Invalid JSON payload.', envelopeCode: A2A_ERROR_CODE.PARSE_ERROR })) });
+  if (error instanceof UnsupportedMediaTypeException) {
+    const notSupported = new ContentTypeNotSupportedError(error.message);
+    if (rest) return void res.status(415).json(toRestErrorBody(notSupported, 415));
+    return void res.status(415).json({ jsonrpc: '2.0', id: null, error: toJsonRpcError(notSupported) });
+  }
+  fail(res, error);
 }
 
 /** Runs the SDK's HTTP+JSON router on the request as if mounted at `a2a.restPath` (`subPath` is the rest of the path). */
@@ -329,7 +304,7 @@ function mountedAt(handler: RequestHandler, subPath: string, req: Request, res: 
 /** The HTTP methods of the HTTP+JSON binding. */
 const REST_METHODS = ['GET', 'POST', 'DELETE'];
 
-/** The 1.0 method a request of the HTTP+JSON binding stands for, with its parameters (see serveRest). */
+/** The 1.0 method a request of the HTTP+JSON binding stands for, with its parameters (see checkRest). */
 const REST_CALLS = new WeakMap<Request, RestCall>();
 
 const SEND_METHODS = new Set(['SendMessage', 'SendStreamingMessage', 'message/send', 'message/stream']);
@@ -343,22 +318,17 @@ function streams(body: unknown): boolean {
   return typeof method === 'string' && STREAM_METHODS.has(method);
 }
 
-/** The context id the door minted for a request (see mintContextId), for its A2aCaller. */
-const MINTED = new WeakMap<Request, string>();
-
 /**
  * A message that starts a conversation (no contextId, no taskId) gets a session id minted by the
- * session rules as its contextId, before the SDK would draw a UUID: the context is the session.
- * Returns the id minted, if any.
+ * session rules as its contextId, where the SDK would draw a UUID: the context is the session. The
+ * id travels with the request's A2aCaller; ReplicaAwareRequestHandler gives it to the message.
+ * Undefined for any other request.
  */
-function mintContextId(body: unknown): string | undefined {
+function newContextIdOf(body: unknown): string | undefined {
   const rpc = body as { method?: unknown; params?: { message?: { contextId?: unknown; taskId?: unknown } } } | undefined;
   const message = rpc?.params?.message;
   if (typeof rpc?.method !== 'string' || !SEND_METHODS.has(rpc.method) || !message || typeof message !== 'object') return undefined;
-  if (message.contextId || message.taskId) return undefined;
-  const minted = mintSessionId();
-  message.contextId = minted;
-  return minted;
+  return message.contextId || message.taskId ? undefined : mintSessionId();
 }
 
 /** A context id the request names (SendMessage's message.contextId, ListTasks' contextId). */

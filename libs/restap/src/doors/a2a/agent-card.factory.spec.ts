@@ -1,6 +1,7 @@
 import type { RegisteredCapability } from '../../core/registry/restap.registry';
 import { resolveOptions } from '../../restap-options.resolver';
-import { buildAgentCard, CAPABILITY_EXTENSION_URI, cardFor } from './agent-card.factory';
+import { buildAgentCard, cardFor } from './agent-card.factory';
+import { CAPABILITY_EXTENSION_URI } from './a2a.constants';
 
 const capability = (id: string, title: string, inputSchema?: Record<string, unknown>, extra: Record<string, unknown> = {}): RegisteredCapability =>
   ({ options: { id, title, ...extra }, className: 'C', methodName: 'm', method: 'POST', endpoint: `/${id}`, inputSchema }) as unknown as RegisteredCapability;

@@ -1,19 +1,10 @@
 import { A2A_PROTOCOL_VERSION, type AgentCard, type AgentSkill, type SecurityScheme } from '@a2a-js/sdk';
 import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
 import { CATALOG_PATH } from '../../restap.constants';
+import { CAPABILITY_EXTENSION_URI, TALK_SKILL_ID } from './a2a.constants';
 import type { RegisteredCapability } from '../../core/registry/restap.registry';
 import type { JsonSchema } from '../../interfaces/catalog.interface';
 import type { ResolvedRestapOptions, RestapA2aSecurityScheme } from '../../interfaces/restap-options.interface';
-
-/**
- * URI of the A2A extension that lets a client call a capability by name: a message whose data part
- * is `{ "capability": "<id>", "arguments": { ... } }` runs that capability (input schemas in the
- * RESTAP catalog, at `params.catalog`) and answers with its result as a data artifact.
- */
-export const CAPABILITY_EXTENSION_URI = 'https://restap.dev/a2a/extensions/capabilities/v1';
-
-/** The conversation skill's id: plain text to the @Talk() handler. */
-export const TALK_SKILL_ID = 'talk';
 
 const TEXT = 'text/plain';
 const JSON_MODE = 'application/json';

@@ -4,8 +4,9 @@ import { RESTAP_OPTIONS } from '../../restap.constants';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { RestapSql, statement } from '../../persistence/restap-sql';
 import { hashSessionId } from '../../sessions/session-id';
-import { callerOf, CONTEXT_ID_STATE } from './a2a-task.store';
-import { TalkExecutor } from './talk.executor';
+import { a2aCallerOf } from './a2a-task.store';
+import { requestStateOf } from './a2a-request.state';
+import { A2aAgentExecutor } from './a2a-agent.executor';
 
 /** Flags a task the caller may read, while some instance runs it. */
 const REQUEST = statement(`
@@ -34,7 +35,7 @@ export class RemoteCancels implements OnApplicationBootstrap, OnApplicationShutd
 
   constructor(
     private readonly sql: RestapSql,
-    private readonly executor: TalkExecutor,
+    private readonly executor: A2aAgentExecutor,
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
   ) {}
 
@@ -50,8 +51,8 @@ export class RemoteCancels implements OnApplicationBootstrap, OnApplicationShutd
 
   /** Flags the task for its runner; false when the caller may not read it or nothing runs it. */
   async request(taskId: string, context: ServerCallContext): Promise<boolean> {
-    const caller = callerOf(context);
-    const named = context.state.get(CONTEXT_ID_STATE) ?? caller.contextHint;
+    const caller = a2aCallerOf(context);
+    const named = requestStateOf(context).contextId ?? caller.contextHint;
     const rows = await this.sql.query(REQUEST, [taskId, caller.ownerHash, typeof named === 'string' ? hashSessionId(named) : null]);
     return rows.length > 0;
   }

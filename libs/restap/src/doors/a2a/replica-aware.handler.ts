@@ -3,9 +3,15 @@ import { TaskNotCancelableError, UnsupportedOperationError } from '@a2a-js/sdk/e
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler, type AgentExecutor, type PushNotificationSender, type PushNotificationStore, type ServerCallContext } from '@a2a-js/sdk/server';
 import type { A2aTaskStore } from './a2a-task.store';
-import { BLOCKING_SEND_STATE, UNARY_SEND_STATE } from './a2a-events';
+import { requestStateOf } from './a2a-request.state';
+import { a2aCallerOf } from './a2a-task.store';
 import type { RemoteCancels } from './remote-cancels';
 import { followStoredTask } from './stored-subscription';
+
+/** Who runs a task, as far as the handler needs to know: is that instance alive (RestapReplicas)? */
+export interface ReplicaLiveness {
+  isLive(instanceId: string): Promise<boolean>;
+}
 
 /** How often a subscription to a task running elsewhere reads it, ms. */
 const STORED_FOLLOW_MS = 200;
@@ -22,9 +28,11 @@ const TERMINAL = new Set<TaskState | undefined>([TaskState.TASK_STATE_COMPLETED,
  * for the running instance to overwrite it) or end the subscription after one snapshot. Instead,
  * while the task's runner (stored with each save) is another live instance, a cancel is relayed to
  * it through the task's row (see RemoteCancels) and answered once it is stored `canceled`, and a
- * subscribe follows the task through storage (see followStoredTask). A task whose runner stopped updating it for
- * longer than a turn may last is orphaned (its instance is gone): the SDK's own handling applies
- * (cancel marks it canceled, subscribe answers with the stored task).
+ * subscribe follows the task through storage (see followStoredTask). A task whose runner is dead
+ * (no heartbeat within the orphan window, see RestapReplicas) is orphaned: a subscribe still
+ * follows it through storage — the live instances' sweep fails it within the orphan window, and
+ * that failed status is the subscription's final event — and a cancel marks it canceled itself
+ * (the SDK's own handling: no bus here, the task is stored canceled).
  */
 export class ReplicaAwareRequestHandler extends DefaultRequestHandler {
   constructor(
@@ -32,8 +40,7 @@ export class ReplicaAwareRequestHandler extends DefaultRequestHandler {
     private readonly tasks: A2aTaskStore,
     executor: AgentExecutor,
     private readonly buses: DefaultExecutionEventBusManager,
-    /** After this long without a save, a non-final task's runner counts as gone, ms. */
-    private readonly orphanAfterMs: number,
+    private readonly replicas: ReplicaLiveness,
     private readonly remote: RemoteCancels,
     /** Push notifications (when the card has `capabilities.pushNotifications`): where configs live, and who delivers. */
     push?: { store: PushNotificationStore; sender: PushNotificationSender },
@@ -47,22 +54,31 @@ export class ReplicaAwareRequestHandler extends DefaultRequestHandler {
    * one whose events no one streams, so its text deltas may go out together (see TaskEvents).
    */
   override sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
-    if (params.configuration?.returnImmediately !== true) context.state.set(BLOCKING_SEND_STATE, true);
-    context.state.set(UNARY_SEND_STATE, true);
-    return super.sendMessage(params, context);
+    const state = requestStateOf(context);
+    state.blockingSend = params.configuration?.returnImmediately !== true;
+    state.unarySend = true;
+    return super.sendMessage(withMintedContext(params, context), context);
   }
 
-  /** On another instance than the task's runner: asks the runner (see RemoteCancels) and waits for `canceled`. */
+  override sendMessageStream(params: SendMessageRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
+    return super.sendMessageStream(withMintedContext(params, context), context);
+  }
+
+  /** On another live instance than the task's runner: asks the runner (see RemoteCancels) and waits for `canceled`. */
   override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
-    if (await this.runsElsewhere(params.id, context)) {
+    const runner = await this.runnerElsewhere(params.id, context);
+    if (runner && (await this.replicas.isLive(runner))) {
       if (await this.remote.request(params.id, context)) return this.awaitCanceled(params.id, context);
     }
     return super.cancelTask(params, context);
   }
 
-  /** On another instance than the task's runner: follows the task through storage (see followStoredTask). */
+  /**
+   * On another instance than the task's runner, live or dead: follows the task through storage
+   * (see followStoredTask) until it ends — by its runner, or by the sweep of a dead runner's tasks.
+   */
   override async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    if (await this.runsElsewhere(params.id, context)) {
+    if (await this.runnerElsewhere(params.id, context)) {
       const load = async () => (await this.tasks.loadWithInfo(params.id, context))?.task;
       const first = await load();
       if (first) {
@@ -73,13 +89,13 @@ export class ReplicaAwareRequestHandler extends DefaultRequestHandler {
     yield* super.resubscribe(params, context);
   }
 
-  /** True while another live instance runs the task (not final, saved lately by that instance). */
-  private async runsElsewhere(taskId: string, context: ServerCallContext): Promise<boolean> {
-    if (!taskId || this.buses.getByTaskId(taskId, context)) return false; // running here (or malformed: the SDK answers)
+  /** The instance running the task when it is another one (the task not final, not running here); else undefined. */
+  private async runnerElsewhere(taskId: string, context: ServerCallContext): Promise<string | undefined> {
+    if (!taskId || this.buses.getByTaskId(taskId, context)) return undefined; // running here (or malformed: the SDK answers)
     const loaded = await this.tasks.loadWithInfo(taskId, context);
-    if (!loaded || TERMINAL.has(loaded.task.status?.state)) return false;
-    const { runner, updatedAt } = loaded.info;
-    return Boolean(runner && runner !== this.tasks.instanceId && Date.now() - updatedAt.getTime() < this.orphanAfterMs);
+    if (!loaded || TERMINAL.has(loaded.task.status?.state)) return undefined;
+    const { runner } = loaded.info;
+    return runner && runner !== this.tasks.instanceId ? runner : undefined;
   }
 
   /** Polls the stored task until its runner has stopped it (or it ended otherwise). */
@@ -94,4 +110,12 @@ export class ReplicaAwareRequestHandler extends DefaultRequestHandler {
     }
     throw new UnsupportedOperationError(`Task ${taskId} runs on another instance of this agent, which was asked to cancel it but has not confirmed within ${REMOTE_CANCEL_WAIT_MS / 1000} s: poll GetTask.`);
   }
+}
+
+/** The request's message with the context id the door minted for a new conversation (see A2aCaller.mintedContextId), if it did. */
+function withMintedContext(params: SendMessageRequest, context: ServerCallContext): SendMessageRequest {
+  const minted = a2aCallerOf(context).mintedContextId;
+  const message = params.message;
+  if (!minted || !message || message.contextId || message.taskId) return params;
+  return { ...params, message: { ...message, contextId: minted } };
 }

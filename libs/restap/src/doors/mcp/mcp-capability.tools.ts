@@ -3,6 +3,8 @@ import type { JsonSchema } from '../../interfaces/catalog.interface';
 import type { CapabilityTools, ToolDefinition } from '../../core/tools/capability-tools';
 import type { InvocationResult } from '../../core/invoker/invocation-result';
 import { callOf } from './mcp-call.context';
+import type { ApprovalService } from '../../core/approvals/approval.service';
+import type { ApprovalAnswer, ApprovalRequest } from '../../core/approvals/approval.types';
 
 /** One registration on a request's server, built once per process: configs, schemas and handlers are shared by every server. */
 export interface McpRegistration {
@@ -13,6 +15,12 @@ export interface McpRegistration {
 
 /** `_meta` key naming the capability behind a tool (tool names cannot hold its dots everywhere). */
 export const CAPABILITY_META_KEY = 'io.restap/capability';
+/**
+ * `_meta` key of approvals (docs/approvals.md): a held call's result carries the approval asked
+ * for under it; the client answers by calling the tool again with the same arguments and
+ * `_meta: {"io.restap/approval": {"id", "decision": "approve" | "deny"}}`.
+ */
+export const APPROVAL_META_KEY = 'io.restap/approval';
 /** `_meta` key of a failed call's error code (`invalid_request`, `unauthorized`, …) and HTTP status. */
 export const ERROR_META_KEY = 'io.restap/error';
 
@@ -24,7 +32,7 @@ export const ERROR_META_KEY = 'io.restap/error';
  * filters). A refusal or failure is a tool result with `isError: true` and the route's message,
  * never a JSON-RPC error and never a stack. Built once: each request's server only registers them.
  */
-export function capabilityToolRegistrations(tools: CapabilityTools): McpRegistration[] {
+export function capabilityToolRegistrations(tools: CapabilityTools, approvals?: ApprovalService): McpRegistration[] {
   return tools.list().map((tool) => {
     const outputSchema = structuredSchema(tool.outputSchema);
     const config = {
@@ -37,10 +45,14 @@ export function capabilityToolRegistrations(tools: CapabilityTools): McpRegistra
     };
     const structured = outputSchema === undefined ? undefined : tool.outputSchema?.type === 'array' ? 'wrapped' : 'object';
     const handler = async (args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> => {
+      const { caller } = callOf(ctx);
+      const answer = approvalAnswerOf(ctx.mcpReq._meta);
+      if (answer === INVALID_ANSWER) return toolError(`_meta["${APPROVAL_META_KEY}"] must be {"id": "apr_…", "decision": "approve" | "deny"}.`, 'invalid_request', 400);
+      const gate = approvals?.gateFor('mcp', caller, answer);
       const started = performance.now();
-      const result = await tools.call(tool.name, args ?? {}, callOf(ctx).caller, ctx.mcpReq.signal);
+      const result = await tools.call(tool.name, args ?? {}, caller, ctx.mcpReq.signal, undefined, gate);
       await logCall(ctx, tool.capabilityId, result, performance.now() - started);
-      return toToolResult(result, structured);
+      return toToolResult(result, structured, tool.name);
     };
     return { tool: tool.name, register: (server: McpServer) => void server.registerTool(tool.name, config, handler) };
   });
@@ -83,8 +95,10 @@ export function structuredSchema(schema: JsonSchema | undefined): JsonSchema | u
 /**
  * A capability's answer as a tool result: the JSON as text, and as `structuredContent` when the
  * tool declares an output schema — the object itself, or an array as `{items: [...]}` (`wrapped`).
+ * A call held for approval is the result that says how a person approves it.
  */
-export function toToolResult(result: InvocationResult, structured: 'object' | 'wrapped' | undefined): CallToolResult {
+export function toToolResult(result: InvocationResult, structured: 'object' | 'wrapped' | undefined, toolName?: string): CallToolResult {
+  if (!result.ok && result.approval) return approvalRequired(result.approval, toolName ?? result.approval.capability);
   if (!result.ok) return toolError(result.message, result.error, result.status);
   const { body } = result;
   const text = typeof body === 'string' ? body : JSON.stringify(body ?? null);
@@ -102,5 +116,34 @@ export function toolError(message: string, error: string, status?: number): Call
     isError: true,
     content: [{ type: 'text', text: message }],
     _meta: { [ERROR_META_KEY]: { error, ...(status === undefined ? {} : { status }) } },
+  };
+}
+
+const INVALID_ANSWER = Symbol('invalid approval answer');
+
+/** The person's answer a resent call carries in its `_meta`, if any. */
+function approvalAnswerOf(meta: Record<string, unknown> | undefined): ApprovalAnswer | undefined | typeof INVALID_ANSWER {
+  const value = meta?.[APPROVAL_META_KEY];
+  if (value === undefined) return undefined;
+  const { id, decision, ...rest } = (value && typeof value === 'object' ? value : {}) as Record<string, unknown>;
+  if (typeof id !== 'string' || (decision !== 'approve' && decision !== 'deny') || Object.keys(rest).length) return INVALID_ANSWER;
+  return { id, decision };
+}
+
+/**
+ * A held call: not an error of the tool, but a result that says it has not run and how a person
+ * approves it. No elicitation: the door is stateless, and a client's elicitation answer is no proof
+ * that a person agreed.
+ */
+function approvalRequired(approval: ApprovalRequest, toolName: string): CallToolResult {
+  const answer = (decision: string): string => JSON.stringify({ [APPROVAL_META_KEY]: { id: approval.id, decision } });
+  const text =
+    `Approval needed: ${approval.question} The call has NOT run. To run it, a person approves approval ${approval.id} ` +
+    `before ${approval.expires_at}: call ${toolName} again with the same arguments and _meta ${answer('approve')} ` +
+    `(or ${answer('deny')} to drop it). It runs once.`;
+  return {
+    isError: true,
+    content: [{ type: 'text', text }],
+    _meta: { [ERROR_META_KEY]: { error: 'approval_required', status: 403 }, [APPROVAL_META_KEY]: { ...approval } },
   };
 }

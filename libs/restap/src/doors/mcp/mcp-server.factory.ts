@@ -1,9 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { RestapRegistry } from '../../core/registry/restap.registry';
 import { CapabilityTools } from '../../core/tools/capability-tools';
+import { ApprovalService } from '../../core/approvals/approval.service';
 import { TalkService } from '../../core/talk/talk.service';
 import { NewsService } from '../../core/news/news.service';
 import { capabilityToolRegistrations, type McpRegistration } from './mcp-capability.tools';
@@ -37,6 +38,7 @@ export class McpServerFactory {
     private readonly tools: CapabilityTools,
     private readonly talk: TalkService,
     private readonly news: NewsService,
+    @Optional() private readonly approvals?: ApprovalService,
   ) {}
 
   private surface?: { all: McpRegistration[]; tools: Map<string, McpRegistration> };
@@ -88,7 +90,7 @@ export class McpServerFactory {
   private build(): { all: McpRegistration[]; tools: Map<string, McpRegistration> } {
     const { talk, news } = this.options;
     const all = [
-      ...capabilityToolRegistrations(this.tools),
+      ...capabilityToolRegistrations(this.tools, this.approvals),
       ...(talk.enabled && this.registry.getTalkHandler() ? [talkToolRegistration(this.talk, this.options)] : []),
       ...(news.enabled ? newsRegistrations(this.news, this.options) : []),
     ];

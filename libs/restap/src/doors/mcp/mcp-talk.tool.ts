@@ -4,6 +4,7 @@ import type { ResolvedRestapOptions } from '../../interfaces/restap-options.inte
 import type { TalkChunk } from '../../interfaces/talk.interface';
 import { SESSION_ID_PATTERN } from '../../restap.constants';
 import { parseSessionId } from '../../sessions/session-id';
+import { checkTurnMessage } from '../../core/talk/turn-message.rule';
 import type { TalkService } from '../../core/talk/talk.service';
 import type { RestapCaller } from '../../core/caller';
 import { toolError, type McpRegistration } from './mcp-capability.tools';
@@ -32,7 +33,9 @@ export function talkToolRegistration(talk: TalkService, options: ResolvedRestapO
   const input = {
     type: 'object',
     properties: {
-      message: { type: 'string', minLength: 1, maxLength: maxMessageLength, description: 'What to say to the agent.' },
+      // Its length is judged by the turn rule every door shares (checkTurnMessage), not by the
+      // SDK's schema check, so a too-long or blank message gets the same answer as on /talk and A2A.
+      message: { type: 'string', description: `What to say to the agent: not blank, at most ${maxMessageLength} characters.` },
       ...(sessions
         ? { session_id: { type: 'string', pattern: SESSION_ID_PATTERN.source, description: 'The session_id of an earlier answer, to continue that conversation; omit to start one.' } }
         : {}),
@@ -55,14 +58,14 @@ export function talkToolRegistration(talk: TalkService, options: ResolvedRestapO
     outputSchema: fromJsonSchema<TalkToolOutput>(output as JsonSchemaType),
     annotations: { title: options.talk.title, readOnlyHint: false, openWorldHint: true },
   };
-  const handler = (args: { message: string; session_id?: string }, ctx: ServerContext): Promise<CallToolResult> => runTurn(talk, args, callOf(ctx).caller, ctx);
+  const handler = (args: { message: string; session_id?: string }, ctx: ServerContext): Promise<CallToolResult> => runTurn(talk, maxMessageLength, args, callOf(ctx).caller, ctx);
   return { tool: TALK_TOOL, register: (server: McpServer) => void server.registerTool(TALK_TOOL, config, handler) };
 }
 
-async function runTurn(talk: TalkService, args: { message: string; session_id?: string }, caller: RestapCaller, ctx: ServerContext): Promise<CallToolResult> {
+async function runTurn(talk: TalkService, maxLength: number, args: { message: string; session_id?: string }, caller: RestapCaller, ctx: ServerContext): Promise<CallToolResult> {
   const { message } = args;
-  if (!message.trim()) return toolError('Field "message" must not be empty or only whitespace.', 'invalid_request', 400);
   try {
+    checkTurnMessage(message, maxLength);
     const sessionId = args.session_id === undefined ? undefined : parseSessionId(args.session_id);
     const turn = await talk.open({ message, sessionId, caller });
     const { signal } = ctx.mcpReq;

@@ -3,27 +3,22 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { createMcpHandler, isLegacyRequest, PARSE_ERROR, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler, type ToNodeHandlerOptions } from '@modelcontextprotocol/node';
 import type { NextFunction, Request, Response } from 'express';
-import typeIs from 'type-is';
 import { RESTAP_OPTIONS, SESSION_ID_HEADER } from '../../restap.constants';
-import { InvalidJsonException, InvalidRequestException, MethodNotAllowedException, ShuttingDownException, UnsupportedMediaTypeException } from '../../exceptions';
+import { InvalidJsonException, InvalidRequestException, MethodNotAllowedException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
-import { RestapDrain } from '../../core/lifecycle/restap-drain.service';
 import { callerOf } from '../../core/caller';
 import { parseSessionId } from '../../sessions/session-id';
 import { bindCall, type McpCall } from './mcp-call.context';
-import { RestapRateLimit } from '../kit/rate-limit/restap-rate-limit';
-import { DoorGuards } from '../kit/guards/door-guards';
+import { DoorKit } from '../kit/door-kit';
+import { DoorPipeline, doorPathOf } from '../kit/door-pipeline';
 import { createOriginCheck } from './mcp-origin';
 import { applyMcpCors } from './mcp-cors';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpNewsNotifier } from './mcp-news.notifier';
 import { McpLegacySessions } from './mcp-legacy.sessions';
-import { DoorJsonBody } from '../kit/http/door-json.body';
-import { failDoorRequest as fail } from '../kit/http/door-failure';
-import { lingeringClose } from '../kit/http/lingering-close';
+import { writeDoorError as fail } from '../kit/http/door-error.writer';
 import { isValidHost } from '../kit/http/host-header';
 import { logLine } from '../kit/http/log-line';
-import { DoorStreams } from '../kit/http/door-streams';
 
 /** The handler the host's guards see on the MCP endpoint (`context.getClass()`). */
 class McpEndpoint {
@@ -53,8 +48,10 @@ const MCP_METHODS = ['GET', 'POST', 'DELETE'];
 @Injectable()
 export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Restap');
-  private readonly json: DoorJsonBody;
-  private readonly checkOrigin: ReturnType<typeof createOriginCheck>;
+  /** The checks before the host's middleware: nothing of the body is read unless they pass. */
+  private readonly admission: DoorPipeline;
+  /** The endpoint's checks after the host's middleware: its guards, the stream caps. */
+  private readonly endpoint: DoorPipeline;
   private handler?: McpHttpHandler;
   /** What serves a request: the SDK's handler, or with `mcp.sessions` the era routing in front of it. */
   private fetch?: McpHttpHandler['fetch'];
@@ -64,15 +61,30 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
     private readonly adapterHost: HttpAdapterHost,
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly factory: McpServerFactory,
-    private readonly guards: DoorGuards,
-    private readonly drain: RestapDrain,
     private readonly notifier: McpNewsNotifier,
-    private readonly rateLimit: RestapRateLimit,
-    private readonly streams: DoorStreams,
     private readonly sessions: McpLegacySessions,
+    kit: DoorKit,
   ) {
-    this.json = new DoorJsonBody(options.limits);
-    this.checkOrigin = createOriginCheck(options.mcp.allowedOrigins);
+    const checkOrigin = createOriginCheck(options.mcp.allowedOrigins);
+    this.admission = new DoorPipeline([
+      (req, res, next) => {
+        if (MCP_METHODS.includes(req.method) || req.method === 'OPTIONS') return next();
+        fail(res, new MethodNotAllowedException(MCP_METHODS, `${req.method} is not allowed here: the MCP endpoint takes ${MCP_METHODS.join(', ')}.`));
+      },
+      (req, res, next) => (isValidHost(req.headers.host) ? next() : fail(res, new InvalidRequestException('The Host header is not a valid host[:port].'))),
+      (req, res, next) => (checkOrigin(req, res) ? next() : undefined),
+      (req, res, next) => (applyMcpCors(req, res) ? undefined : next()),
+      (req, res, next) => (req.method === 'OPTIONS' ? fail(res, new MethodNotAllowedException(MCP_METHODS)) : next()),
+      kit.refuseWhileDraining(),
+      // Counted before the body is read, as on /talk and /news: an over-quota client costs no upload.
+      kit.rateLimit('mcp'),
+      // A body must say it is JSON: a browser page elsewhere can send `text/plain` without asking
+      // (no CORS preflight), so anything else is 415 before it is read. The SDK judges what the JSON says.
+      // Malformed JSON is the JSON-RPC parse error the SDK's transport gives when it reads the body itself (issue 38).
+      kit.jsonBody('MCP messages are application/json.', (req) => req.method === 'POST', (res, error) =>
+        error instanceof InvalidJsonException ? void res.status(400).json({ jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: 'Parse error: Invalid JSON' } }) : fail(res, error)),
+    ]);
+    this.endpoint = new DoorPipeline([kit.hostGuards(McpEndpoint), kit.streamSlot((req) => req.method === 'GET' || listens(req.body))]);
     this.adapter = { maxRequestBodySize: options.limits.bodyBytes };
     if (!options.mcp.enabled) return;
     adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.admit(req, res, next));
@@ -108,46 +120,29 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
   }
 
   private isEndpoint(req: Request): boolean {
-    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
-    return path === this.options.mcp.path && this.handler !== undefined;
+    return this.handler !== undefined && doorPathOf(req) === this.options.mcp.path;
   }
 
   /** The checks before the host's middleware: nothing of the body is read unless they pass. */
   private admit(req: Request, res: Response, next: NextFunction): void {
     if (!this.isEndpoint(req)) return next();
     res.removeHeader('X-Powered-By');
-    if (!MCP_METHODS.includes(req.method) && req.method !== 'OPTIONS') {
-      return fail(res, new MethodNotAllowedException(MCP_METHODS, `${req.method} is not allowed here: the MCP endpoint takes ${MCP_METHODS.join(', ')}.`));
-    }
-    if (!isValidHost(req.headers.host)) return fail(res, new InvalidRequestException('The Host header is not a valid host[:port].'));
-    if (!this.checkOrigin(req, res)) return;
-    if (applyMcpCors(req, res)) return;
-    if (req.method === 'OPTIONS') return fail(res, new MethodNotAllowedException(MCP_METHODS));
-    if (this.drain.isDraining()) {
-      lingeringClose(res, this.options.limits);
-      return fail(res, new ShuttingDownException());
-    }
-    // Counted before the body is read, as on /talk and /news: an over-quota client costs no upload.
-    this.rateLimit.limit(req, res, 'mcp', () => this.body(req, res, next));
+    this.admission.run(req, res, undefined, next);
   }
 
   /** The endpoint, after the host's middleware: its guards, the stream caps, then the SDK. */
   private serveEndpoint(req: Request, res: Response, next: NextFunction): void {
     if (!this.isEndpoint(req)) return next();
     const handler = this.handler as McpHttpHandler;
-    this.guards.check(req, res, McpEndpoint).then(
-      () => {
-        let call: McpCall;
-        try {
-          call = this.callOf(req);
-          if (req.method === 'GET' || listens(req.body)) this.streams.hold(req, res);
-        } catch (error) {
-          return fail(res, error);
-        }
-        this.serve(handler, call, req, res);
-      },
-      (error: unknown) => fail(res, error),
-    );
+    this.endpoint.run(req, res, undefined, () => {
+      let call: McpCall;
+      try {
+        call = this.callOf(req);
+      } catch (error) {
+        return fail(res, error);
+      }
+      this.serve(handler, call, req, res);
+    });
   }
 
   /**
@@ -164,21 +159,6 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
     };
     if (req.method === 'GET') flushHeadOnWrite(res);
     void toNodeHandler({ fetch }, this.adapter)(req, res, req.method === 'POST' ? req.body : undefined);
-  }
-
-  /**
-   * POST bodies are read here with the module's limits; the SDK judges what the JSON says. A body
-   * must say it is JSON: a browser page elsewhere can send `text/plain` without asking (no CORS
-   * preflight), so anything else is 415 before it is read.
-   */
-  private body(req: Request, res: Response, next: () => void): void {
-    if (req.method !== 'POST' || !typeIs.hasBody(req)) return next();
-    if (!typeIs(req, ['application/json', 'application/*+json'])) {
-      lingeringClose(res, this.options.limits);
-      return fail(res, new UnsupportedMediaTypeException(`Content-Type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: MCP messages are application/json.`));
-    }
-    // Malformed JSON is the JSON-RPC parse error the SDK's transport gives when it reads the body itself.
-    this.json.read(req, res, next, (error) => (error instanceof InvalidJsonException ? void res.status(400).json({ jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: 'Parse error: Invalid JSON' } }) : fail(res, error)));
   }
 
   /** The caller and the news session of the request; a malformed Restap-Session-Id is 400 invalid_session_id, as on /news. */

@@ -5,7 +5,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { CATALOG_PATH, RESTAP_OPTIONS } from '../../restap.constants';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { MethodNotAllowedException, RouteNotFoundException } from '../../exceptions';
-import { writeRestapError } from '../kit/http/restap-error.writer';
+import { writeDoorError } from '../kit/http/door-error.writer';
 import { PlaygroundAssets, type PlaygroundAsset } from './playground.assets';
 
 /**
@@ -77,8 +77,8 @@ export class PlaygroundDoor implements OnModuleInit, OnApplicationBootstrap {
     // The map key is compared, never used to build a file path.
     const key = path === base || path === `${base}/` ? '' : path.slice(base.length + 1);
     const asset = (this.assets as PlaygroundAssets).get(key);
-    if (!asset) return writeRestapError(res, new RouteNotFoundException("There is no playground asset at this path."));
-    if (req.method !== 'GET' && req.method !== 'HEAD') return writeRestapError(res, new MethodNotAllowedException(ALLOW));
+    if (!asset) return writeDoorError(res, new RouteNotFoundException("There is no playground asset at this path."));
+    if (req.method !== 'GET' && req.method !== 'HEAD') return writeDoorError(res, new MethodNotAllowedException(ALLOW));
     this.serve(req, res, asset);
   }
 

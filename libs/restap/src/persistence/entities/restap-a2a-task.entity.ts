@@ -9,6 +9,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Entity({ name: 'restap_a2a_tasks' })
 @Index('restap_a2a_tasks_owner_idx', ['ownerHash', 'statusAt', 'id'])
 @Index('restap_a2a_tasks_context_idx', ['contextHash', 'statusAt', 'id'])
+@Index('restap_a2a_tasks_runner_idx', ['runner'], { where: 'runner IS NOT NULL' })
 export class RestapA2aTaskEntity {
   /** The A2A task id (a UUID the server drew). */
   @PrimaryColumn({ type: 'text' })

@@ -1,26 +1,17 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { RESTAP_OPTIONS } from '../../../restap.constants';
 import { TooManyRequestsException } from '../../../exceptions';
 import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
-import { writeRestapError } from '../http/restap-error.writer';
+import { writeDoorError } from '../http/door-error.writer';
 import { lingeringClose } from '../http/lingering-close';
-import type { RouteMatch } from '../../restap/http/restap-paths';
 
 /** Token of the store the module's rate limit counts hits in (a `@nestjs/throttler` ThrottlerStorage). */
 export const RESTAP_THROTTLER_STORAGE = Symbol('RESTAP_THROTTLER_STORAGE');
 
-/** The counter a request takes a hit on: each route counts on its own, as the spec's endpoints do. */
-function bucketOf(match: RouteMatch, method: string): string | undefined {
-  if (match.subpath) return undefined;
-  if (match.route === 'talk') return method === 'POST' ? 'talk' : undefined;
-  if (match.route === 'news') return method === 'POST' ? 'news.write' : method === 'GET' || method === 'HEAD' ? 'news.read' : undefined;
-  return undefined;
-}
-
 /**
- * The `rateLimit` option, run by the front door before the request's body is read: an over-quota
+ * The `rateLimit` option, a step of every door's pipeline (see DoorKit) run before the request's body is read: an over-quota
  * client is answered 429 too_many_requests with `Retry-After` at once, whatever its body (no
  * upload read, no JSON parsed, no guard, no handler, no LLM call). Hits are counted in a
  * `@nestjs/throttler` ThrottlerStorage (per instance unless `rateLimit.storage` is a shared one),
@@ -36,13 +27,6 @@ export class RestapRateLimit {
     @Inject(RESTAP_THROTTLER_STORAGE) private readonly storage: ThrottlerStorage,
   ) {}
 
-  /** Called by the front door for requests on the module's paths. */
-  handle(req: Request, res: Response, next: NextFunction, match: RouteMatch): void {
-    const bucket = bucketOf(match, req.method);
-    if (!bucket) return next();
-    this.limit(req, res, bucket, next);
-  }
-
   /**
    * Takes a hit for the request's client on `bucket` (each door's endpoint counts on its own, e.g.
    * `'mcp'`), then calls `next`, or answers 429 with `Retry-After`. Without `rateLimit`, just `next`.
@@ -56,7 +40,7 @@ export class RestapRateLimit {
         if (isBlocked) {
           const seconds = Math.max(1, Math.ceil(timeToBlockExpire));
           lingeringClose(res, this.options.limits); // its body, if any, is never read
-          return writeRestapError(
+          return writeDoorError(
             res,
             new TooManyRequestsException(
               `Rate limit reached: at most ${rateLimit.limit} requests per ${Math.round(rateLimit.ttlMs / 1000)} s on this endpoint. Retry in ${seconds} s.`,

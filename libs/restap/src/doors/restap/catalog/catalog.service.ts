@@ -6,6 +6,8 @@ import type { CatalogCapability, RestapCatalog, RestapProtocols } from '../../..
 import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
 import { MAX_NEWS_WAIT_SECONDS } from '../../../core/news/news-request.parser';
 import { CapabilityTools } from '../../../core/tools/capability-tools';
+import { ApprovalService } from '../../../core/approvals/approval.service';
+import { APPROVAL_EXTENSION, APPROVAL_EXTENSION_ENTRY, APPROVAL_REQUIRED_EVENT } from '../../../core/approvals/approval.extension';
 
 /**
  * The discovery document, built once at bootstrap. `bytes` and `etag` are what
@@ -22,6 +24,7 @@ export class CatalogService implements OnApplicationBootstrap {
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly registry: RestapRegistry,
     @Optional() private readonly tools?: CapabilityTools,
+    @Optional() private readonly approvals?: ApprovalService,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -52,7 +55,14 @@ export class CatalogService implements OnApplicationBootstrap {
       capabilities: [...this.protocolCapabilities(), ...this.registry.getCapabilities().map((c) => this.describe(c))],
       ...(packages ? { packages } : {}),
       ...(protocols ? { protocols } : {}),
+      ...(this.approvalsOnTalk() ? { extensions: { [APPROVAL_EXTENSION]: APPROVAL_EXTENSION_ENTRY } } : {}),
     };
+  }
+
+  /** True when /talk can ask for approvals: some capability may need one and the model has tools. */
+  private approvalsOnTalk(): boolean {
+    const { talk } = this.options;
+    return talk.enabled && talk.sessions && talk.tools && (this.tools?.list().length ?? 0) > 0 && this.approvals?.inUse === true;
   }
 
   /** The `protocols` option, with the doors this module serves said available at their endpoint. */
@@ -124,6 +134,7 @@ export class CatalogService implements OnApplicationBootstrap {
     const { talk } = this.options;
     const events = new Set<string>([...SSE_REQUIRED_EVENTS, ...talk.events]);
     if (talk.tools && this.tools?.list().length) for (const event of TOOL_EVENTS) events.add(event);
+    if (this.approvalsOnTalk()) events.add(APPROVAL_REQUIRED_EVENT);
     return [...events];
   }
 

@@ -6,7 +6,7 @@ import { parseIdempotencyKey, parseLimit, parseNewsItem, parseSince, requestHash
 import { parseSessionId, resolveSessionId } from '../../../sessions/session-id';
 import { parseTalkRequest } from '../talk/talk-request.parser';
 import { negotiateTalkFormat } from '../talk/talk.negotiator';
-import { withinDepth } from './restap-body.parser';
+import { withinDepth } from '../../../text/json-depth';
 
 // Issue 6, "Tests must show": property-based tests of the request validators and the Accept
 // negotiation. Whatever a client sends, a validator either returns a value that satisfies its

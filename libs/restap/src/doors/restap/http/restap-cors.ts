@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { RESTAP_OPTIONS } from '../../../restap.constants';
 import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
 import * as wire from '../../../wire/constants';
@@ -18,7 +18,7 @@ export class RestapCors {
   constructor(@Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions) {}
 
   /** Called by the front door for requests on the module's paths. */
-  handle(req: Request, res: Response, next: NextFunction, match: RouteMatch): void {
+  handle(req: Request, res: Response, next: () => void, match: RouteMatch): void {
     if (match.subpath) return next();
     if (match.route === 'news' && this.options.news.scope === 'session') refuseWildcardOrigin(res);
     const { cors } = this.options;

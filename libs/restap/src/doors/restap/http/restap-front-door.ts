@@ -2,31 +2,38 @@ import { Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
 import { CatalogRoute } from '../catalog/catalog.route';
-import { RestapDrain } from '../../../core/lifecycle/restap-drain.service';
-import { RestapRateLimit } from '../../kit/rate-limit/restap-rate-limit';
-import { RestapBodyParser } from './restap-body.parser';
+import { DoorKit } from '../../kit/door-kit';
+import { DoorPipeline } from '../../kit/door-pipeline';
 import { RestapCors } from './restap-cors';
 import { RestapRouteMatcher } from './restap-route.matcher';
+import type { RouteMatch } from './restap-paths';
 
 /**
  * The module's one Express middleware ahead of Nest's body parsers and router, registered while
  * the application is created. It matches the path once, the way the host's router does (so `/TALK`
  * or `/news/` under Express's default settings are the module's paths too); a request for the
- * host's own routes pays that single comparison and passes on. On the module's paths it runs, in
- * this order: CORS, the shutdown drain, the rate limit, the JSON body parser (POST /talk, /news),
- * then the catalog — so a refused request is refused before its body is read.
+ * host's own routes pays that single comparison and passes on. On the module's paths it runs its
+ * DoorPipeline: CORS, the shutdown drain (discovery keeps answering), the rate limit, the JSON
+ * body (POST /talk, /news), then serves the catalog — so a refused request is refused before its
+ * body is read.
  */
 @Injectable()
 export class RestapFrontDoor {
+  private readonly pipeline: DoorPipeline<RouteMatch>;
+
   constructor(
     adapterHost: HttpAdapterHost,
     private readonly paths: RestapRouteMatcher,
-    private readonly cors: RestapCors,
-    private readonly drain: RestapDrain,
-    private readonly rateLimit: RestapRateLimit,
-    private readonly body: RestapBodyParser,
+    cors: RestapCors,
+    kit: DoorKit,
     private readonly catalog: CatalogRoute,
   ) {
+    this.pipeline = new DoorPipeline<RouteMatch>([
+      (req, res, next, match) => cors.handle(req, res, next, match),
+      kit.refuseWhileDraining<RouteMatch>((match) => match.route === 'catalog'),
+      kit.rateLimit<RouteMatch>(bucketOf),
+      kit.jsonBody<RouteMatch>('send the body as application/json.', (req, match) => req.method === 'POST' && !match.subpath && match.route !== 'catalog'),
+    ]);
     // An application context without HTTP serves no routes.
     adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.handle(req, res, next));
   }
@@ -35,15 +42,18 @@ export class RestapFrontDoor {
     const match = this.paths.match(req.path);
     if (!match) return next();
     res.removeHeader('X-Powered-By'); // Express announces itself on every answer; ours say nothing about the stack
-    this.cors.handle(req, res, () =>
-      this.drain.refuseWhileDraining(res, () =>
-        this.rateLimit.handle(req, res, () =>
-          this.body.handle(req, res, () => {
-            if (match.route === 'catalog' && !match.subpath && (req.method === 'GET' || req.method === 'HEAD')) this.catalog.serve(req, res);
-            else next();
-          }, match),
-        match),
-      match),
-    match);
+    this.pipeline.run(req, res, match, () => {
+      if (match.route === 'catalog' && !match.subpath && (req.method === 'GET' || req.method === 'HEAD')) this.catalog.serve(req, res);
+      else next();
+    });
   }
+}
+
+/** The rate limit's counter a request takes a hit on: each route counts on its own, as the spec's endpoints do. */
+function bucketOf(req: Request, match: RouteMatch): string | undefined {
+  if (match.subpath) return undefined;
+  const method = req.method;
+  if (match.route === 'talk') return method === 'POST' ? 'talk' : undefined;
+  if (match.route === 'news') return method === 'POST' ? 'news.write' : method === 'GET' || method === 'HEAD' ? 'news.read' : undefined;
+  return undefined;
 }

@@ -2,7 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
 import { MethodNotAllowedException, RouteNotFoundException } from '../../../exceptions';
-import { writeRestapError } from '../../kit/http/restap-error.writer';
+import { writeDoorError } from '../../kit/http/door-error.writer';
 import { ALLOWED_METHODS } from './restap-paths';
 import { RestapRouteMatcher } from './restap-route.matcher';
 
@@ -27,7 +27,7 @@ export class RestapRouteFallback implements OnModuleInit {
   private handle(req: Request, res: Response, next: NextFunction): void {
     const match = this.paths.match(req.path);
     if (!match) return next();
-    if (match.subpath) return writeRestapError(res, new RouteNotFoundException());
+    if (match.subpath) return writeDoorError(res, new RouteNotFoundException());
     const allow = ALLOWED_METHODS[match.route];
     if (allow.includes(req.method)) return next(); // served, but a handler passed it on: not ours to answer
     if (req.method === 'OPTIONS') {
@@ -36,6 +36,6 @@ export class RestapRouteFallback implements OnModuleInit {
       res.end();
       return;
     }
-    writeRestapError(res, new MethodNotAllowedException(allow));
+    writeDoorError(res, new MethodNotAllowedException(allow));
   }
 }

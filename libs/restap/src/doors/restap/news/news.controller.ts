@@ -8,6 +8,7 @@ import { resolveSessionId } from '../../../sessions/session-id';
 import { writeJson } from '../../kit/http/restap-json.writer';
 import { parseIdempotencyKey, parseLimit, parseSince, parseWait } from '../../../core/news/news-request.parser';
 import { NewsService } from '../../../core/news/news.service';
+import { documentResponses, NEWS_POST_RESPONSES, NEWS_READ_RESPONSES } from '../http/restap-openapi';
 
 /**
  * GET and POST on the news path (spec, "The /news Endpoint"). Created per module definition
@@ -50,7 +51,7 @@ export function createNewsController(path: string): Type<unknown> {
     }
 
     /**
-     * Write: the body is already parsed by `RestapBodyParser`; session from header > query > body.
+     * Write: the body is already parsed by the front door (DoorKit.jsonBody); session from header > query > body.
      * The acknowledgement is written once the item is committed.
      */
     @Post(path)
@@ -70,5 +71,7 @@ export function createNewsController(path: string): Type<unknown> {
     }
   }
   Reflect.defineMetadata(ROUTE_METADATA, 'news', NewsController);
+  documentResponses(NewsController.prototype.read, NEWS_READ_RESPONSES);
+  documentResponses(NewsController.prototype.receive, NEWS_POST_RESPONSES);
   return NewsController;
 }

@@ -4,6 +4,7 @@ import { RESTAP_OPTIONS, ROUTE_METADATA } from '../../../restap.constants';
 import { RestapExceptionFilter } from '../../kit/http/restap-exception.filter';
 import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
 import { TalkResponder } from './talk.responder';
+import { documentResponses, TALK_RESPONSES } from '../http/restap-openapi';
 
 /**
  * The POST /talk controller, made per module definition because its path is an option.
@@ -32,5 +33,6 @@ export function createTalkController(path: string): Type<unknown> {
     }
   }
   Reflect.defineMetadata(ROUTE_METADATA, 'talk', TalkController);
+  documentResponses(TalkController.prototype.handle, TALK_RESPONSES);
   return TalkController;
 }

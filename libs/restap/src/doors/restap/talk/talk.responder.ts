@@ -14,6 +14,7 @@ import { RestapDrain } from '../../../core/lifecycle/restap-drain.service';
 import { negotiateTalkFormat, type TalkFormat } from './talk.negotiator';
 import { parseTalkRequest } from './talk-request.parser';
 import { SseWriter } from './sse.writer';
+import type { ApprovalAnswer } from '../../../core/approvals/approval.types';
 
 /** A POST /talk request that passed validation and negotiation, ready to be answered. */
 export interface AcceptedTalk {
@@ -21,6 +22,8 @@ export interface AcceptedTalk {
   format: TalkFormat;
   /** The session_id the client sent, validated; none: the turn mints one. */
   sessionId?: string;
+  /** The person's answer to an approval of the session (docs/approvals.md). */
+  approval?: ApprovalAnswer;
 }
 
 /** The JSON reply is one of two representations of POST /talk, chosen by Accept. */
@@ -43,9 +46,9 @@ export class TalkResponder {
   /** Validates the body, the session_id and Accept; throws the matching RestapException. */
   accept(req: Request): AcceptedTalk {
     const { talk } = this.options;
-    const { message, sessionId } = parseTalkRequest(req, talk.maxMessageLength);
+    const { message, sessionId, approval } = parseTalkRequest(req, talk.maxMessageLength);
     const format = negotiateTalkFormat(req.headers.accept, talk.streaming);
-    return { message, format, ...(talk.sessions && sessionId !== undefined ? { sessionId } : {}) };
+    return { message, format, ...(talk.sessions && sessionId !== undefined ? { sessionId } : {}), ...(approval ? { approval } : {}) };
   }
 
   /**
@@ -62,7 +65,7 @@ export class TalkResponder {
     });
     try {
       if (accepted.format === 'sse') this.streams.hold(req, res);
-      turn = await this.talk.open({ message: accepted.message, sessionId: accepted.sessionId, caller: callerOf(req) });
+      turn = await this.talk.open({ message: accepted.message, sessionId: accepted.sessionId, caller: callerOf(req), approval: accepted.approval });
       if (gone) turn.stop('disconnect');
       await (accepted.format === 'sse' ? this.stream(turn, res) : this.reply(turn, res));
     } catch (error) {
@@ -76,7 +79,13 @@ export class TalkResponder {
     if (result.status === 'aborted') return;
     if (result.failure !== undefined) return this.sendError(res, result.failure, turn);
     if (res.destroyed) return;
-    const body = { reply: result.text, ...(turn.sessionId ? { session_id: turn.sessionId } : {}), message_id: turn.messageId };
+    const body = {
+      reply: result.text,
+      ...(turn.sessionId ? { session_id: turn.sessionId } : {}),
+      message_id: turn.messageId,
+      // The extension field of the `approval.required` events (docs/approvals.md); plain clients read the reply.
+      ...(result.approvals ? { approval_required: result.approvals } : {}),
+    };
     writeJson(res, 200, JSON.stringify(body), VARY_ACCEPT);
   }
 

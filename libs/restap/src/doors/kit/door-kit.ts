@@ -1,0 +1,98 @@
+import { Inject, Injectable, type Type } from '@nestjs/common';
+import type { Request } from 'express';
+import { RESTAP_OPTIONS } from '../../restap.constants';
+import { ShuttingDownException } from '../../exceptions';
+import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import { RestapDrain } from '../../core/lifecycle/restap-drain.service';
+import { RestapRateLimit } from './rate-limit/restap-rate-limit';
+import { DoorGuards, type DoorEndpoint } from './guards/door-guards';
+import { DoorStreams } from './http/door-streams';
+import { JsonBodyReader, type JsonBodyRefusal } from './http/json-body.reader';
+import { lingeringClose } from './http/lingering-close';
+import { writeDoorError } from './http/door-error.writer';
+import type { DoorStep } from './door-pipeline';
+
+/**
+ * The steps every door composes into its DoorPipeline, so each check is written once: the
+ * shutdown drain (503), the rate limit (429), the JSON body (415/413/400), the host's guards
+ * (401/403) and the open-stream caps (429). Each answers a refusal in the module's JSON error shape.
+ */
+@Injectable()
+export class DoorKit {
+  private readonly json: JsonBodyReader;
+
+  constructor(
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    private readonly drain: RestapDrain,
+    private readonly rateLimiter: RestapRateLimit,
+    private readonly guards: DoorGuards,
+    private readonly streams: DoorStreams,
+  ) {
+    this.json = new JsonBodyReader(options.limits);
+  }
+
+  /** 503 shutting_down (with `Retry-After`) once shutdown began, unless `spares(context)` (discovery keeps answering). */
+  refuseWhileDraining<C>(spares?: (context: C) => boolean): DoorStep<C> {
+    return (req, res, next, context) => {
+      if (!this.drain.isDraining() || spares?.(context)) return next();
+      lingeringClose(res, this.options.limits); // its body, if any, is never read
+      writeDoorError(res, new ShuttingDownException());
+    };
+  }
+
+  /**
+   * A hit on the rate limit's counter `bucket` (a name, or chosen per request; none: not counted),
+   * counted before the body is read: an over-quota client costs no upload.
+   */
+  rateLimit<C>(bucket: string | ((req: Request, context: C) => string | undefined)): DoorStep<C> {
+    if (typeof bucket === 'string') return (req, res, next) => this.rateLimiter.limit(req, res, bucket, next);
+    return (req, res, next, context) => {
+      const name = bucket(req, context);
+      if (name === undefined) return next();
+      this.rateLimiter.limit(req, res, name, next);
+    };
+  }
+
+  /**
+   * Reads a JSON body with the module's limits when `reads(req, context)` (default: any request
+   * with a body). `notJson` ends the 415's message: what the door takes instead. `refuse` answers
+   * a refusal in the door's protocol where it has its own (A2A's -32700 and -32005, MCP's -32700);
+   * default: the module's JSON error shape.
+   */
+  jsonBody<C>(notJson: string, reads?: (req: Request, context: C) => boolean, refuse?: JsonBodyRefusal): DoorStep<C> {
+    return (req, res, next, context) => {
+      if (reads && !reads(req, context)) return next();
+      this.json.read(req, res, next, notJson, refuse);
+    };
+  }
+
+  /** The host's global guards and the `guards` option, run on an execution context whose class is `endpoint`. */
+  hostGuards<C>(endpoint: Type<DoorEndpoint>): DoorStep<C> {
+    return (req, res, next) => {
+      this.guards.check(req, res, endpoint).then(
+        () => {
+          try {
+            next();
+          } catch (error) {
+            writeDoorError(res, error);
+          }
+        },
+        (error: unknown) => writeDoorError(res, error),
+      );
+    };
+  }
+
+  /** A slot of the open-stream caps held until the response closes, when `opens(req)` says its answer is a stream. */
+  streamSlot<C>(opens: (req: Request) => boolean): DoorStep<C> {
+    return (req, res, next) => {
+      if (opens(req)) {
+        try {
+          this.streams.hold(req, res);
+        } catch (error) {
+          return writeDoorError(res, error);
+        }
+      }
+      next();
+    };
+  }
+}
