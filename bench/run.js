@@ -9,7 +9,7 @@
  * BENCH_SECONDS (per scenario, default 5), BENCH_ROUNDS (baseline/scenario pairs, default 3),
  * BENCH_SKIP_BUILD=1, BENCH_NEWS_ROWS (default 1000000), BENCH_IDLE_STREAMS (5000), BENCH_IDLE_POLLS (5000),
  * BENCH_IDLE_WINDOW_MS (6000) for the idle step, BENCH_HELD_POLLS (1000), BENCH_POST_RATE (200/s),
- * BENCH_POST_SECONDS (10) for the long-poll scenario (alone: `node bench/long-poll.js`). The doors' rows
+ * BENCH_DATABASE_NAME (default restap_bench), BENCH_POST_SECONDS (10) for the long-poll scenario (alone: `node bench/long-poll.js`). The doors' rows
  * (MCP, A2A, talk with a tool call) run alone as `node bench/doors.js`.
  */
 const { execSync } = require('node:child_process');

@@ -29,13 +29,19 @@ describe('Doors as modules: a disabled door costs nothing (issue 33)', () => {
   });
   afterAll(() => db?.drop());
 
-  it('forRoot with MCP and A2A off loads neither SDK', async () => {
+  it('forRoot with MCP, A2A and AG-UI off loads none of their SDKs (@ag-ui/* not in require.cache: issue 39)', async () => {
     expect(await boot(db, 'forRoot', [])).toEqual({ sdks: [] });
   });
 
   it('forRoot with MCP on loads the MCP SDK only, with A2A on the A2A SDK only', async () => {
     expect(await boot(db, 'forRoot', ['mcp'])).toEqual({ sdks: ['@modelcontextprotocol'] });
     expect(await boot(db, 'forRoot', ['a2a', 'playground'])).toEqual({ sdks: ['@a2a-js'] });
+  });
+
+  it('forRoot with AG-UI on loads @ag-ui/* only; forRootAsync without agui in `doors` never loads it (issue 39)', async () => {
+    expect(await boot(db, 'forRoot', ['agui'])).toEqual({ sdks: ['@ag-ui'] });
+    expect(await boot(db, 'forRootAsync', ['mcp', 'a2a'], ['mcp', 'a2a'])).toEqual({ sdks: ['@a2a-js', '@modelcontextprotocol'] });
+    expect(await boot(db, 'forRootAsync', ['agui'], ['agui'])).toEqual({ sdks: ['@ag-ui'] });
   });
 
   it("forRootAsync loads only the doors its `doors` lists, and refuses options that enable another", async () => {
@@ -45,7 +51,7 @@ describe('Doors as modules: a disabled door costs nothing (issue 33)', () => {
     expect(refused.error).toMatch(/a2a\.enabled is true, but forRootAsync's doors \(mcp\) does not list 'a2a'/);
   });
 
-  it('forRootAsync without `doors` may open every door, as before', async () => {
-    expect(await boot(db, 'forRootAsync', ['mcp', 'a2a'])).toEqual({ sdks: ['@a2a-js', '@modelcontextprotocol'] });
+  it('forRootAsync without `doors` may open every door, as before (so every door\'s SDK is loaded, AG-UI\'s too)', async () => {
+    expect(await boot(db, 'forRootAsync', ['mcp', 'a2a'])).toEqual({ sdks: ['@a2a-js', '@ag-ui', '@modelcontextprotocol'] });
   });
 });

@@ -48,7 +48,8 @@ describe('issue 6, item 4 — session ids never leak (log capture over a whole s
     @Module({
       imports: [
         TypeOrmModule.forRoot({ ...handle.options, logging: 'all', logger: 'advanced-console' } as Parameters<typeof TypeOrmModule.forRoot>[0]),
-        RestapModule.forRoot({ agent: { name: 'Secrecy fixture' }, news: { scope: 'global' } }),
+        // talk.resume on: the kept frames of resumable streams and the resume request are covered too (issue 37).
+        RestapModule.forRoot({ agent: { name: 'Secrecy fixture' }, news: { scope: 'global' }, talk: { resume: true } }),
       ],
       providers: [LeakyBrain],
     })
@@ -92,7 +93,11 @@ describe('issue 6, item 4 — session ids never leak (log capture over a whole s
 
     const stream = await openTalkStream(`${agent.url}/talk`, { message: 'stream me' }, header);
     keep(stream.response);
-    await stream.rest();
+    const frames = await stream.rest();
+    const messageId = frames.find((f) => f.event === 'message.start')?.data?.id as string;
+    const resumed = keep(await fetch(`${agent.url}/talk/${messageId}`, { headers: { ...header, accept: 'text/event-stream', 'Last-Event-ID': '1' } }));
+    expect(resumed.status).toBe(200);
+    expect(await resumed.text()).toContain('event: done');
     keep(await postTalk(`${agent.url}/talk`, { message: 'body id', session_id: session }));
     const failed = keep(await postTalk(`${agent.url}/talk`, { message: 'fail' }, header));
     expect(failed.status).toBe(502);
@@ -153,7 +158,7 @@ describe('issue 6, item 4 — session ids never leak (log capture over a whole s
       expect(newsBodies.join('\n').includes(secret)).toBe(false);
       expect(headersSeen.join('\n').includes(secret)).toBe(false);
       const tables = (await dataSource.query(
-        `SELECT concat_ws(' ', (SELECT string_agg(t::text, ' ') FROM restap_sessions t), (SELECT string_agg(t::text, ' ') FROM restap_turns t), (SELECT string_agg(t::text, ' ') FROM restap_news t), (SELECT string_agg(t::text, ' ') FROM restap_news_sequences t), (SELECT string_agg(t::text, ' ') FROM restap_a2a_tasks t)) AS dump`,
+        `SELECT concat_ws(' ', (SELECT string_agg(t::text, ' ') FROM restap_sessions t), (SELECT string_agg(t::text, ' ') FROM restap_turns t), (SELECT string_agg(t::text, ' ') FROM restap_news t), (SELECT string_agg(t::text, ' ') FROM restap_news_sequences t), (SELECT string_agg(t::text, ' ') FROM restap_a2a_tasks t), (SELECT string_agg(t::text, ' ') FROM restap_talk_frames t)) AS dump`,
       )) as Array<{ dump: string }>;
       expect(tables[0].dump.length).toBeGreaterThan(100);
       expect(tables[0].dump.includes(secret)).toBe(false);

@@ -53,7 +53,7 @@ describe('Discovery: GET /.well-known/restap.json (spec, "The Catalog Document")
       input_schema: textSchema,
       output_schema: { properties: { reversed_text: { type: 'string' } } },
     });
-    expect(catalog.protocols).toEqual({ mcp: { available: true, endpoint: '/mcp' }, a2a: { available: true, endpoint: '/a2a' } });
+    expect(catalog.protocols).toEqual({ mcp: { available: true, endpoint: '/mcp' }, a2a: { available: true, endpoint: '/a2a' }, agui: { available: true, endpoint: '/ag-ui' } });
   });
 
   it('validates against the catalog JSON Schema shipped in the library', async () => {

@@ -157,6 +157,8 @@ async function answer(record: FakeLlmRequest, res: ServerResponse, behaviour: Fa
   }
   if (record.aborted || res.destroyed) return;
   res.write(frame({}, 'stop'));
+  const usage = usageFrame(body, base, parts.length);
+  if (usage) res.write(usage);
   res.write('data: [DONE]\n\n');
   record.finished = true;
   res.end();
@@ -189,9 +191,23 @@ async function scripted(record: FakeLlmRequest, res: ServerResponse, body: ChatR
     record.chunksSent++;
   }
   res.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta: {}, finish_reason: finish }] })}\n\n`);
+  const usage = usageFrame(body, base, frames.length);
+  if (usage) res.write(usage);
   res.write('data: [DONE]\n\n');
   record.finished = true;
   res.end();
+}
+
+/**
+ * The usage chunk OpenAI sends last on a stream asked with `stream_options: { include_usage: true }`
+ * (no choices): prompt tokens counted as the words of the messages, completion tokens as the
+ * chunks sent. Empty when the request did not ask.
+ */
+function usageFrame(body: ChatRequestBody, base: object, completionTokens: number): string {
+  if ((body.stream_options as { include_usage?: unknown } | undefined)?.include_usage !== true) return '';
+  const promptTokens = messagesOf(body).reduce((n, m) => n + (m.content ?? '').split(/\s+/).filter(Boolean).length, 0);
+  const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+  return `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [], usage })}\n\n`;
 }
 
 function chunksOf(text: string, size: number): string[] {

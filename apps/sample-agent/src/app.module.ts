@@ -14,6 +14,7 @@ import { HealthModule } from './health/health.module';
 import { PLAYGROUND_PATH, RootController } from './playground/root.controller';
 import { samplePackages } from './sample.packages';
 import { PACKAGES_DIR, PackagesController } from './packages/packages.controller';
+import { TelemetryShutdown } from './telemetry/telemetry-shutdown.service';
 
 export const AGENT_INFO = {
   name: 'Text Analysis Agent',
@@ -46,6 +47,7 @@ export class AppModule {
             ...(config.heartbeatMs ? { heartbeatMs: config.heartbeatMs } : {}),
             ...(config.maxStreams ? { maxStreams: config.maxStreams } : {}),
             ...(config.maxStreamsPerClient ? { maxStreamsPerClient: config.maxStreamsPerClient } : {}),
+            ...(config.resume ? { resume: true } : {}),
           },
           // Held polls (GET /news?wait=) are open connections too: the same caps as SSE streams.
           news: {
@@ -65,6 +67,10 @@ export class AppModule {
           // MCP: stateless for 2026-07-28 clients, sessions (kept in PostgreSQL) for 2025-era ones.
           mcp: { enabled: true, sessions: config.mcpSessions !== false },
           ...(config.requireApproval ? { approval: { require: requireApprovalOf(config.requireApproval) } } : {}),
+          // Message text and tool arguments in traces only when asked (docs/observability.md).
+          ...(config.captureContent ? { telemetry: { captureContent: true } } : {}),
+          // The AG-UI door: CopilotKit and other AG-UI front ends run the agent at POST /ag-ui.
+          agui: { enabled: config.agui !== false },
           rateLimit: config.rateLimitPerMinute
             ? { limit: config.rateLimitPerMinute, ttlMs: 60_000, ...(config.redisUrl ? { redis: config.redisUrl } : {}) }
             : false,
@@ -85,6 +91,7 @@ export class AppModule {
         ApiKeyGuard,
         OfflineResponder,
         SampleBrain,
+        TelemetryShutdown,
         { provide: BENCH_MODE, useValue: config.bench === true },
         ...(config.llm ? [{ provide: LLM_CONFIG, useValue: config.llm }] : []),
       ],

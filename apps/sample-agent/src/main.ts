@@ -1,3 +1,5 @@
+// First: the OpenTelemetry SDK (when OTEL_EXPORTER_OTLP_ENDPOINT is set) patches http, express and pg before they load.
+import './instrument';
 import { Logger } from '@nestjs/common';
 import { CATALOG_PATH } from 'nestjs-restap';
 import { createSampleApp } from './bootstrap';

@@ -4,7 +4,7 @@ import { redactUrl } from './http/access-log.middleware';
 describe('Sample configuration from the environment (issue 6: limits, auth, shutdown)', () => {
   it('defaults: rate limit on at the documented default, no API key, module defaults for streams and heartbeats', () => {
     const config = sampleConfigFromEnv({});
-    expect(config).toMatchObject({ newsScope: 'global', bench: false, rateLimitPerMinute: DEFAULT_RATE_LIMIT_PER_MINUTE, accessLog: false, playground: true });
+    expect(config).toMatchObject({ newsScope: 'global', bench: false, rateLimitPerMinute: DEFAULT_RATE_LIMIT_PER_MINUTE, accessLog: false, playground: true, agui: true });
     expect(config).not.toHaveProperty('apiKey');
     expect(config).not.toHaveProperty('maxStreams');
     expect(config).not.toHaveProperty('heartbeatMs');

@@ -32,8 +32,15 @@ export interface SampleConfig {
   orphanAfterMs?: number;
   /** RESTAP_ACCESS_LOG=1: one log line per request (method, path with session_id redacted, status, ms). */
   accessLog?: boolean;
+  /**
+   * RESTAP_TALK_RESUME=0 turns resumable /talk streams (talk.resume, docs/resumable-talk.md) off;
+   * on by default from the environment. Unset in code (tests): off.
+   */
+  resume?: boolean;
   /** RESTAP_PLAYGROUND=0 turns the playground page (and the redirect of GET / to it) off; on by default. */
   playground?: boolean;
+  /** RESTAP_AGUI=0 turns the AG-UI door (POST /ag-ui) off; on by default, like the MCP and A2A doors. */
+  agui?: boolean;
   /**
    * RESTAP_PACKAGES_DIR (default `dist/packages`, where `npm run build` packs the client): the
    * tarballs the agent serves under /packages and advertises in its catalog.
@@ -51,6 +58,11 @@ export interface SampleConfig {
    * approve before any door runs them (the module's `approval.require`; docs/approvals.md).
    */
   requireApproval?: string[];
+  /**
+   * OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true: traces record message text and tool
+   * arguments and results (the module's `telemetry.captureContent`); off by default.
+   */
+  captureContent?: boolean;
 }
 
 /** Requests per minute when RESTAP_RATE_LIMIT is unset (a person or a polling agent stays far below it). */
@@ -81,10 +93,13 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
     orphanAfterMs: intFromEnv(env, 'RESTAP_ORPHAN_AFTER_MS', 1),
     accessLog: env.RESTAP_ACCESS_LOG === '1',
     playground: env.RESTAP_PLAYGROUND !== '0',
+    agui: env.RESTAP_AGUI !== '0',
+    resume: env.RESTAP_TALK_RESUME !== '0',
     packagesDir: resolve(env.RESTAP_PACKAGES_DIR || 'dist/packages'),
     pushAllowHosts: listFromEnv(env.RESTAP_A2A_PUSH_ALLOW_HOSTS),
     mcpSessions: env.RESTAP_MCP_SESSIONS !== '0',
     requireApproval: listFromEnv(env.RESTAP_REQUIRE_APPROVAL),
+    captureContent: env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true' ? true : undefined,
   };
   return Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined)) as unknown as SampleConfig;
 }

@@ -9,9 +9,9 @@ import { createTransport, errorFromResponse, mediaTypeOf, readText, type Transpo
 import type { CatalogCapability, RestapCatalog } from './interfaces/catalog.interface';
 import type { RestapClientOptions } from './interfaces/options.interface';
 import { NewsClient, sessionHeader } from './news/news.client';
-import { ACCEPT_STREAM_OR_JSON, CONTENT_TYPE_JSON, DEFAULT_NEWS_PATH, DEFAULT_TALK_PATH } from './restap.constants';
+import { ACCEPT_STREAM_OR_JSON, CONTENT_TYPE_JSON, DEFAULT_NEWS_PATH, DEFAULT_TALK_PATH, TALK_RESUME_EXTENSION } from './restap.constants';
 import type { TalkOptions } from './talk/talk.options';
-import { openTalk } from './talk/talk.request';
+import { openTalk, type TalkPlan } from './talk/talk.request';
 import { TalkStream, type TalkResult } from './talk/talk.stream';
 
 /**
@@ -175,10 +175,18 @@ export class RestapClient {
           accept,
           signal: opts.signal,
           timeoutMs: opts.timeoutMs,
+          ...resumePlan(findTalk(this.catalog), opts.resume),
         }),
       (returned) => {
         if (useSession || opts.sessionId !== undefined) this.sessionId_ = returned;
       },
     );
   }
+}
+
+/** How to resume a dropped stream: from the talk capability's `x-restap-resume`, unless the caller said no. */
+function resumePlan(talk: CatalogCapability | undefined, option: TalkOptions['resume']): Pick<TalkPlan, 'resume'> {
+  const declared = talk?.[TALK_RESUME_EXTENSION] as { endpoint?: unknown } | undefined;
+  if (option === false || typeof declared?.endpoint !== 'string' || !declared.endpoint.includes('{message_id}')) return {};
+  return { resume: { endpoint: declared.endpoint, attempts: option?.attempts ?? 5, backoffMs: option?.backoffMs ?? 500 } };
 }

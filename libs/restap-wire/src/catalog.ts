@@ -40,7 +40,24 @@ export interface CatalogCapability {
   output_formats?: string[];
   streaming?: CatalogStreaming;
   sessions?: CatalogSessions;
+  /** nestjs-restap extension on the talk capability: its SSE streams can be resumed (see {@link CatalogTalkResume}). */
+  'x-restap-resume'?: CatalogTalkResume;
   [extra: string]: unknown;
+}
+
+/**
+ * Resumable /talk streams (a nestjs-restap extension; plain RESTAP clients ignore it): every frame
+ * has an `id:`; `GET` on `endpoint` (with `{message_id}` from message.start), the session_id in
+ * `Restap-Session-Id` and `Last-Event-ID` replays what followed, then follows the turn to `done`.
+ */
+export interface CatalogTalkResume {
+  method: 'GET';
+  /** URL template, e.g. `/talk/{message_id}`. */
+  endpoint: string;
+  /** What a client disconnecting does to its turn: `continues` (it finishes and is stored). */
+  on_disconnect: 'continues';
+  /** Seconds a finished turn stays resumable. */
+  grace_seconds: number;
 }
 
 /** An advertised package (spec, "Optional Packages"); only name and type are required. */

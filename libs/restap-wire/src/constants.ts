@@ -17,6 +17,10 @@ export const NEWS_RECEIVE_CAPABILITY_ID = 'news_receive';
 export const SESSION_ID_HEADER = 'Restap-Session-Id';
 /** Makes a POST /news retry safe: same key and body, same acknowledgement. */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+/** SSE (WHATWG HTML, "Server-sent events"): the id of the last event a client received, sent when it reconnects. */
+export const LAST_EVENT_ID_HEADER = 'Last-Event-ID';
+/** The catalog extension (on the talk capability) announcing resumable /talk streams. */
+export const TALK_RESUME_EXTENSION = 'x-restap-resume';
 
 /** Spec, "Identifier format and entropy": a session_id MUST match this. */
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9._-]{16,128}$/;
@@ -62,6 +66,16 @@ export const ERROR_CODES = {
   shuttingDown: 'shutting_down',
   agentError: 'agent_error',
   agentTimeout: 'agent_timeout',
+  /** Resumable /talk streams (nestjs-restap extension): a `Last-Event-ID` that is not one of the turn's event ids. */
+  invalidLastEventId: 'invalid_last_event_id',
+  /** Resumable /talk streams: no such turn for this session (unknown, another session's, or expired). */
+  turnNotFound: 'turn_not_found',
+  /** Resumable /talk streams: the turn ran on a replica that stopped before it was stored. */
+  agentInterrupted: 'agent_interrupted',
+  /** Resumable /talk streams: the turn was stopped on purpose (`DELETE {talk path}/{message_id}`) before its reply was complete. */
+  turnStopped: 'turn_stopped',
+  /** Resumable /talk streams: the turn's frames went past the kept bounds, so it cannot be replayed. */
+  resumeUnavailable: 'resume_unavailable',
 } as const;
 
 /** One of {@link ERROR_CODES}. */

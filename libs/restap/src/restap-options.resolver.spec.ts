@@ -139,6 +139,26 @@ describe('resolveOptions: sessions for 2025-era MCP clients, the HTTP+JSON bindi
   });
 });
 
+describe('resolveOptions: agui (issue 39, item 1)', () => {
+  it('is off by default at /ag-ui, and the catalog protocols are left as given', () => {
+    const resolved = resolveOptions({ agent, protocols: { a2a: { available: false } } });
+    expect(resolved.agui).toEqual({ enabled: false, path: '/ag-ui' });
+    expect(resolved.protocols).toEqual({ a2a: { available: false } });
+  });
+
+  it('enabled: protocols.agui is derived from the option, beside protocols.mcp, whatever protocols said', () => {
+    const resolved = resolveOptions({ agent, protocols: { agui: { available: false }, x: { available: true } }, agui: { enabled: true, path: '/agent/ag-ui' }, mcp: { enabled: true } });
+    expect(resolved.protocols).toEqual({ x: { available: true }, mcp: { available: true, endpoint: '/mcp' }, agui: { available: true, endpoint: '/agent/ag-ui' } });
+  });
+
+  it('refuses a path that is not a clean absolute path, and an enabled that is not a boolean', () => {
+    expect(failure({ agent, agui: { enabled: true, path: 'ag-ui' } })).toMatch(/agui\.path/);
+    expect(failure({ agent, agui: { enabled: true, path: '/a/../x' } })).toMatch(/agui\.path/);
+    expect(failure({ agent, agui: { enabled: 'yes' } as never })).toMatch(/agui\.enabled/);
+    expect(failure({ agent, agui: 'on' as never })).toMatch(/option agui must be/);
+  });
+});
+
 describe('resolveOptions: replicas (issue 32, items 9 and 15)', () => {
   it('heartbeat every 5 s, orphaned after 30 s by default; given values are kept', () => {
     expect(resolveOptions({ agent }).replicas).toEqual({ heartbeatMs: 5_000, orphanAfterMs: 30_000 });
@@ -177,5 +197,34 @@ describe('resolveOptions: approval (issue 35)', () => {
     expect(failure({ agent, approval: { require: ['text.reverse'] } })).toMatch(/approval\.require must be a function/);
     expect(failure({ agent, approval: { ttlMs: 0 } })).toMatch(/approval\.ttlMs/);
     expect(failure({ agent, approval: 'yes' })).toMatch(/option approval must be/);
+  });
+});
+
+describe('resolveOptions: telemetry (issue 36, item 6: content only when opted in)', () => {
+  it('captures no content by default; a non-boolean captureContent fails startup', () => {
+    expect(resolveOptions({ agent }).telemetry).toEqual({ captureContent: false });
+    expect(resolveOptions({ agent, telemetry: { captureContent: true } }).telemetry).toEqual({ captureContent: true });
+    expect(failure({ agent, telemetry: { captureContent: 'yes' } })).toMatch(/telemetry\.captureContent/);
+  });
+});
+
+describe('resolveOptions: talk.resume (issue 37)', () => {
+  it('is off by default; true takes every documented default', () => {
+    expect(resolveOptions({ agent }).talk.resume).toBe(false);
+    expect(resolveOptions({ agent, talk: { resume: true } }).talk.resume).toEqual({ graceMs: 300_000, maxFrames: 10_000, maxBytes: 1_048_576, flushMs: 200, pollMs: 250, retryMs: 1_000 });
+    expect(resolveOptions({ agent, talk: { resume: { graceMs: 0, flushMs: 50 } } }).talk.resume).toMatchObject({ graceMs: 0, flushMs: 50, pollMs: 250 });
+  });
+
+  it('needs sessions and streaming: a stream is resumed with the session_id that owns it', () => {
+    expect(failure({ agent, talk: { resume: true, sessions: false } })).toMatch(/talk\.resume needs talk\.sessions and talk\.streaming/);
+    expect(failure({ agent, talk: { resume: true, streaming: false } })).toMatch(/talk\.resume needs/);
+  });
+
+  it.each([[{ flushMs: 0 }], [{ pollMs: -1 }], [{ maxFrames: 1.5 }], [{ retryMs: Number.NaN }]])('refuses %j with the option named', (given) => {
+    expect(failure({ agent, talk: { resume: given } })).toMatch(new RegExp(`talk\\.resume\\.${Object.keys(given)[0]} must be an integer`));
+  });
+
+  it('refuses a value that is not true, false or an object', () => {
+    expect(failure({ agent, talk: { resume: 'yes' } })).toMatch(/talk\.resume must be true, false or an object/);
   });
 });

@@ -1,7 +1,7 @@
 import { CAPABILITY_ID_PATTERN } from './restap.constants';
 import { RestapBootstrapError } from './exceptions/restap-bootstrap.error';
 import { createHash } from 'node:crypto';
-import type { ResolvedRestapA2aOptions, ResolvedRestapApprovalOptions, RestapA2aOptions, ResolvedRestapOptions, RestapCorsOptions, RestapMcpOptions, RestapModuleOptions, RestapPlaygroundOptions, RestapRateLimitOptions } from './interfaces/restap-options.interface';
+import type { ResolvedRestapA2aOptions, ResolvedRestapApprovalOptions, RestapA2aOptions, ResolvedRestapOptions, RestapCorsOptions, RestapMcpOptions, RestapModuleOptions, RestapPlaygroundOptions, RestapAguiOptions, RestapRateLimitOptions, RestapTelemetryOptions, RestapTalkOptions, RestapTalkResumeOptions } from './interfaces/restap-options.interface';
 
 const positiveInt = (value: unknown, field: string, required = false): void => {
   if ((required || value !== undefined) && (!Number.isInteger(value) || (value as number) <= 0)) {
@@ -77,8 +77,13 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
   const cors = resolveCors(options.cors, news?.scope ?? 'global');
   const maxLimit = news?.maxLimit ?? 1000;
   const mcp = resolveMcp(options.mcp);
+  const agui = resolveAgui(options.agui);
   // An enabled door is advertised from its own option, whatever `protocols` said about it.
-  const protocols = mcp.enabled ? { ...options.protocols, mcp: { available: true, endpoint: mcp.path } } : options.protocols && { ...options.protocols };
+  const served = {
+    ...(mcp.enabled ? { mcp: { available: true, endpoint: mcp.path } } : {}),
+    ...(agui.enabled ? { agui: { available: true, endpoint: agui.path } } : {}),
+  };
+  const protocols = mcp.enabled || agui.enabled ? { ...options.protocols, ...served } : options.protocols && { ...options.protocols };
   return {
     agent: { ...agent },
     talk: {
@@ -97,6 +102,7 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
       tools: talk?.tools ?? true,
       title: talk?.title ?? 'Talk to agent',
       description: talk?.description ?? 'Send messages to the agent (triggers LLM processing)',
+      resume: resolveResume(talk),
     },
     news: {
       enabled: news !== undefined,
@@ -133,6 +139,8 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
     playground: resolvePlayground(options.playground),
     mcp,
     approval: resolveApproval(options.approval),
+    telemetry: resolveTelemetry(options.telemetry),
+    agui,
   };
 }
 
@@ -311,4 +319,53 @@ function resolveCors(value: RestapCorsOptions | undefined, scope: 'global' | 'se
   }
   positiveInt(value.maxAgeSeconds, 'cors.maxAgeSeconds');
   return { origins: origins === '*' ? '*' : [...origins], maxAgeSeconds: value.maxAgeSeconds ?? 600 };
+}
+
+function resolveTelemetry(value: RestapModuleOptions['telemetry']): Required<RestapTelemetryOptions> {
+  const captureContent = value?.captureContent ?? false;
+  if (typeof captureContent !== 'boolean') throw new RestapBootstrapError('RestapModule option telemetry.captureContent must be a boolean.');
+  return { captureContent };
+}
+
+function resolveAgui(value: RestapModuleOptions['agui']): Required<RestapAguiOptions> {
+  if (value !== undefined && (!value || typeof value !== 'object')) {
+    throw new RestapBootstrapError('RestapModule option agui must be { enabled?: boolean, path?: string }.');
+  }
+  const enabled = value?.enabled ?? false;
+  const path = value?.path ?? '/ag-ui';
+  if (typeof enabled !== 'boolean') throw new RestapBootstrapError('RestapModule option agui.enabled must be a boolean.');
+  if (typeof path !== 'string' || !PLAYGROUND_PATH.test(path)) {
+    throw new RestapBootstrapError(`RestapModule option agui.path must be a path such as '/ag-ui' (segments of letters, digits, '-', '_', '.', '~'), got ${JSON.stringify(path)}.`);
+  }
+  return { enabled, path };
+}
+
+/** `talk.resume` with its defaults; a resume that cannot work (no sessions, no streaming) fails startup. */
+function resolveResume(talk: RestapTalkOptions | undefined): Required<RestapTalkResumeOptions> | false {
+  const resume = talk?.resume;
+  if (resume === undefined || resume === false) return false;
+  if (resume !== true && (typeof resume !== 'object' || resume === null || Array.isArray(resume))) {
+    throw new RestapBootstrapError(`RestapModule option talk.resume must be true, false or an object, got ${JSON.stringify(resume)}.`);
+  }
+  if (talk?.sessions === false || talk?.streaming === false) {
+    throw new RestapBootstrapError(
+      'RestapModule option talk.resume needs talk.sessions and talk.streaming: a stream is resumed with the session_id that owns it. Turn them on, or drop talk.resume.',
+    );
+  }
+  const given = resume === true ? {} : resume;
+  const resolved = {
+    graceMs: given.graceMs ?? 300_000,
+    maxFrames: given.maxFrames ?? 10_000,
+    maxBytes: given.maxBytes ?? 1_048_576,
+    flushMs: given.flushMs ?? 200,
+    pollMs: given.pollMs ?? 250,
+    retryMs: given.retryMs ?? 1_000,
+  };
+  for (const [key, value] of Object.entries(resolved)) {
+    const least = key === 'graceMs' || key === 'retryMs' ? 0 : 1;
+    if (!Number.isInteger(value) || value < least) {
+      throw new RestapBootstrapError(`RestapModule option talk.resume.${key} must be an integer >= ${least}, got ${JSON.stringify(value)}.`);
+    }
+  }
+  return resolved;
 }

@@ -41,6 +41,7 @@ import { DoorStreams } from './doors/kit/http/door-streams';
 import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
 import { CapabilityInvoker } from './core/invoker/capability-invoker';
 import { CapabilityTools } from './core/tools/capability-tools';
+import { TALK_RESUME_PROVIDERS } from './doors/restap/talk/resume';
 import { ApprovalService } from './core/approvals/approval.service';
 import { RESTAP_APPROVAL_STORE } from './persistence/approval.store';
 import { TypeOrmApprovalStore } from './persistence/typeorm-approval.store';
@@ -48,17 +49,18 @@ import { TypeOrmApprovalStore } from './persistence/typeorm-approval.store';
 /** Which doors were loaded (see `withDoors`), for the options' check. */
 const RESTAP_LOADED_DOORS = Symbol('RESTAP_LOADED_DOORS');
 
-const ALL_DOORS: readonly OptionalDoor[] = ['mcp', 'a2a', 'playground'];
+const ALL_DOORS: readonly OptionalDoor[] = ['mcp', 'a2a', 'playground', 'agui'];
 
 /**
  * Each optional door's Nest module, `require`d only when the door may open: a host without MCP or
- * A2A never loads their SDKs (about 0.65 s of start-up, and their dependencies).
+ * A2A or AG-UI never loads their SDKs (about 0.65 s of start-up, and their dependencies).
  */
 const DOOR_MODULES: Readonly<Record<OptionalDoor, () => Type<unknown>>> = {
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded on demand, on purpose */
   mcp: () => (require('./doors/mcp/mcp-door.module') as typeof import('./doors/mcp/mcp-door.module')).McpDoorModule,
   a2a: () => (require('./doors/a2a/a2a-door.module') as typeof import('./doors/a2a/a2a-door.module')).A2aDoorModule,
   playground: () => (require('./doors/playground/playground-door.module') as typeof import('./doors/playground/playground-door.module')).PlaygroundDoorModule,
+  agui: () => (require('./doors/agui/agui-door.module') as typeof import('./doors/agui/agui-door.module')).AguiDoorModule,
   /* eslint-enable @typescript-eslint/no-require-imports */
 };
 
@@ -107,6 +109,7 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     { provide: RESTAP_SESSION_STORE, useClass: TypeOrmSessionStore },
     TalkService,
     TalkResponder,
+    ...TALK_RESUME_PROVIDERS,
     TalkBootstrap,
     { provide: NewsStore, useClass: TypeOrmNewsStore },
     NewsDispatcher,

@@ -24,6 +24,7 @@ export class OpenAiChatAdapter {
 
   /** The reply's text deltas and `tool.*` events, as the server and the tools produce them. */
   answer(ctx: TalkContext): AsyncIterable<string | TalkChunk> {
-    return openAiToolLoop(ctx, { client: this.client, model: this.config.model });
+    // Usage on the stream: the tokens of each call show on its `chat` span and in gen_ai.client.token.usage.
+    return openAiToolLoop(ctx, { client: this.client, model: this.config.model, request: { stream_options: { include_usage: true } } });
   }
 }

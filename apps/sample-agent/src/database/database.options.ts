@@ -1,4 +1,4 @@
-import { SampleNotes1765000000000 } from '../notes/notes.migration';
+import { SampleNotes1765900000000 } from '../notes/notes.migration';
 import { Logger } from '@nestjs/common';
 import type { TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { mkdirSync } from 'node:fs';
@@ -49,7 +49,7 @@ export async function createDatabaseOptions(
     type: 'postgres' as const,
     autoLoadEntities: true,
     synchronize: false,
-    migrations: [...RESTAP_MIGRATIONS, SampleNotes1765000000000],
+    migrations: [...RESTAP_MIGRATIONS, SampleNotes1765900000000],
     migrationsRun: true,
     migrationsTransactionMode: 'each' as const,
     uuidExtension: 'pgcrypto' as const,

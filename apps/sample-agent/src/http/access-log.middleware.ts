@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
+import { context, trace } from '@opentelemetry/api';
 
 /** Query parameters whose values an access line may show: RESTAP's numeric paging parameters. */
 const SHOWN_VALUES = new Set(['since', 'limit']);
@@ -39,14 +40,18 @@ export function redactUrl(url: string): string {
 
 /**
  * The sample's access log (RESTAP_ACCESS_LOG=1): method, path with query values redacted (see
- * `redactUrl`), status and duration, when the response ends. Headers and bodies are never logged.
+ * `redactUrl`), status and duration, when the response ends, and the request's `trace_id`/`span_id`
+ * when a span is active for it (the SDK's http instrumentation, see sample.telemetry.ts). Headers
+ * and bodies are never logged.
  */
 export function accessLog(logger = new Logger('Access')): (req: Request, res: Response, next: NextFunction) => void {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
+    const span = trace.getSpan(context.active())?.spanContext();
+    const ids = span && trace.isSpanContextValid(span) ? ` trace_id=${span.traceId} span_id=${span.spanId}` : '';
     res.on('close', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.log(`${req.method} ${redactUrl(req.originalUrl)} ${res.statusCode} ${ms.toFixed(1)} ms${res.writableFinished ? '' : ' (client left)'}`);
+      logger.log(`${req.method} ${redactUrl(req.originalUrl)} ${res.statusCode} ${ms.toFixed(1)} ms${res.writableFinished ? '' : ' (client left)'}${ids}`);
     });
     next();
   };

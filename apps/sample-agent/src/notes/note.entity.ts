@@ -1,6 +1,6 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
-/** A note of the sample's notes domain: real state in PostgreSQL, created by SampleNotes1765000000000. */
+/** A note of the sample's notes domain: real state in PostgreSQL, created by SampleNotes1765900000000. */
 @Entity({ name: 'sample_notes' })
 export class Note {
   @PrimaryGeneratedColumn()

@@ -1,8 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** The sample's own table, beside the RESTAP ones: notes, searchable by title and body. */
-export class SampleNotes1765000000000 implements MigrationInterface {
-  name = 'SampleNotes1765000000000';
+export class SampleNotes1765900000000 implements MigrationInterface {
+  name = 'SampleNotes1765900000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`CREATE TABLE IF NOT EXISTS sample_notes (

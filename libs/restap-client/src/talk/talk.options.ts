@@ -9,4 +9,12 @@ export interface TalkOptions extends CallOptions {
   session?: boolean;
   /** Continue this session instead of the current one; becomes the current one. */
   sessionId?: string;
+  /**
+   * When a streamed reply breaks off (network loss, a proxy recycling the connection) and the
+   * agent declares resumable streams (`x-restap-resume` on its talk capability), ask for the rest
+   * with `Last-Event-ID`, backing off between attempts; the events go on as if nothing happened.
+   * `false` turns it off.
+   * @default { attempts: 5, backoffMs: 500 }
+   */
+  resume?: false | { attempts?: number; backoffMs?: number };
 }

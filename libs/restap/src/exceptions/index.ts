@@ -19,3 +19,5 @@ export * from './approval-not-found.exception';
 export * from './approval-decided.exception';
 export * from './approval-expired.exception';
 export * from './approval-mismatch.exception';
+export * from './invalid-last-event-id.exception';
+export * from './turn-not-found.exception';

@@ -71,6 +71,36 @@ export interface RestapTalkOptions {
   title?: string;
   /** Catalog description. */
   description?: string;
+  /**
+   * Resumable SSE streams (an extension plain RESTAP clients never notice, docs/resumable-talk.md):
+   * every frame of a /talk stream gets an `id:`, its frames are kept in PostgreSQL, and
+   * `GET {talk path}/{message_id}` with `Restap-Session-Id` and `Last-Event-ID` replays what
+   * followed on any replica, then follows the turn until `done`. With it on, a client that
+   * disconnects no longer stops the turn: it finishes and is stored (`talk.timeoutMs` still
+   * bounds it). Needs `talk.sessions` and `talk.streaming`. `true` takes every default.
+   * @default false
+   */
+  resume?: boolean | RestapTalkResumeOptions;
+}
+
+/** Bounds and timings of resumable /talk streams (see `RestapTalkOptions.resume`). */
+export interface RestapTalkResumeOptions {
+  /** How long a turn's frames stay resumable after the turn is stored, ms. @default 300000 (5 min) */
+  graceMs?: number;
+  /** Frames kept per turn; a turn past it cannot be resumed (its live stream is unaffected). @default 10000 */
+  maxFrames?: number;
+  /** Bytes of frame data kept per turn; a turn past it cannot be resumed. @default 1048576 (1 MiB) */
+  maxBytes?: number;
+  /**
+   * A running turn's new frames are written at most this often, ms: one INSERT carries what every
+   * turn of the instance produced meanwhile. A turn that ends sooner has all its frames written
+   * with the turn itself, in the same statement. @default 200
+   */
+  flushMs?: number;
+  /** How often a resumed stream looks for new frames of a turn still running (on any replica), ms. @default 250 */
+  pollMs?: number;
+  /** The SSE `retry:` hint sent first on every stream: how long a client should wait before resuming, ms. @default 1000 */
+  retryMs?: number;
 }
 
 /** Options of the `/news` endpoint. */
@@ -333,6 +363,18 @@ export interface RestapMcpSessionOptions {
   maxPerInstance?: number;
 }
 
+/** OpenTelemetry (docs/observability.md). Spans and metrics need the host to register the SDK. */
+export interface RestapTelemetryOptions {
+  /**
+   * Record content on spans: the messages sent to the model and its answers on each `chat` span
+   * (`gen_ai.input.messages`, `gen_ai.output.messages`), and the arguments and result of each
+   * tool call on its `execute_tool` span (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`).
+   * What users write ends up in your traces: turn it on only where that is acceptable.
+   * @default false
+   */
+  captureContent?: boolean;
+}
+
 /**
  * Human approval of consequential calls (see docs/approvals.md). A capability needs approval when
  * its `@Capability({ approval })` rule or `require` says so.
@@ -355,6 +397,19 @@ export interface RestapApprovalOptions {
    * credentials (`cred:` + 16 hex digits), or `anonymous`
    */
   identify?: (caller: RestapCaller) => string | undefined;
+}
+
+/**
+ * The AG-UI door (Agent–User Interaction protocol 1.0, `@ag-ui/*`): `POST {path}` takes a
+ * `RunAgentInput` and streams the run of the `@Talk()` handler as AG-UI events (SSE, or AG-UI's
+ * protobuf encoding when the client asks for it), for CopilotKit and any AG-UI front end. A
+ * thread is a RESTAP session: `threadId` is the session_id. Off unless enabled.
+ */
+export interface RestapAguiOptions {
+  /** Serve the AG-UI endpoint (and advertise it in the catalog's `protocols.agui`). @default false */
+  enabled?: boolean;
+  /** Where, as served (the app's global prefix is not added, as for the catalog). @default '/ag-ui' */
+  path?: string;
 }
 
 /**
@@ -409,13 +464,19 @@ export interface RestapModuleOptions {
   mcp?: RestapMcpOptions;
   /** Human approval of consequential calls. @default { ttlMs: 900000 } (only decorated capabilities need approval) */
   approval?: RestapApprovalOptions;
+  /** OpenTelemetry spans and metrics. @default { captureContent: false } */
+  telemetry?: RestapTelemetryOptions;
+  /** The AG-UI door (off unless enabled). @default { enabled: false, path: '/ag-ui' } */
+  agui?: RestapAguiOptions;
 }
 
 /** Options with every default filled in; produced once by `resolveOptions()`. */
 export interface ResolvedRestapOptions {
   agent: RestapAgentInfo;
-  talk: Required<Omit<RestapTalkOptions, 'systemPrompt' | 'description' | 'contextBudget' | 'toolTimeoutMs'>> & {
+  talk: Required<Omit<RestapTalkOptions, 'systemPrompt' | 'description' | 'contextBudget' | 'toolTimeoutMs' | 'resume'>> & {
     systemPrompt?: string;
+    /** Resumable streams with every default filled in, or false. */
+    resume: Required<RestapTalkResumeOptions> | false;
     description: string;
     enabled: boolean;
     contextBudget: Required<RestapContextBudget>;
@@ -435,6 +496,8 @@ export interface ResolvedRestapOptions {
   catalogCacheControl: string;
   playground: Required<RestapPlaygroundOptions>;
   mcp: Required<Omit<RestapMcpOptions, 'sessions'>> & { sessions: Required<RestapMcpSessionOptions> | false };
+  agui: Required<RestapAguiOptions>;
+  telemetry: Required<RestapTelemetryOptions>;
   approval: ResolvedRestapApprovalOptions;
 }
 
@@ -470,9 +533,9 @@ export interface RestapModuleExtras {
   dataSource?: string;
   /**
    * `forRootAsync` only: the doors its options may enable. Only these doors' modules (and SDKs:
-   * `@modelcontextprotocol/*` for MCP, `@a2a-js/sdk` for A2A) are loaded; options that enable
+   * `@modelcontextprotocol/*` for MCP, `@a2a-js/sdk` for A2A, `@ag-ui/*` for AG-UI) are loaded; options that enable
    * another door are refused at start-up. `forRoot` loads exactly the doors its options enable.
-   * @default ['mcp', 'a2a', 'playground']
+   * @default ['mcp', 'a2a', 'playground', 'agui']
    */
   doors?: readonly OptionalDoor[];
   /**
@@ -489,4 +552,4 @@ export interface RestapModuleExtras {
 }
 
 /** The doors besides RESTAP's own (which is always open), each loaded only when it may be enabled. */
-export type OptionalDoor = 'mcp' | 'a2a' | 'playground';
+export type OptionalDoor = 'mcp' | 'a2a' | 'playground' | 'agui';

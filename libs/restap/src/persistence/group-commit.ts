@@ -1,3 +1,4 @@
+import { context, trace, type Span } from '@opentelemetry/api';
 import { isStorageError } from './storage-errors';
 
 /** Runs one batch: returns one result (or a promise of it) per item, in the items' order. */
@@ -5,6 +6,8 @@ export type BatchRunner<T, R> = (lane: string, items: T[]) => Promise<ReadonlyAr
 
 interface Pending<T, R> {
   item: T;
+  /** The submitter's span, when one is recording: it gets a `restap.group_commit` event with the batch's size. */
+  span?: Span;
   resolve: (result: R | PromiseLike<R>) => void;
   reject: (error: unknown) => void;
 }
@@ -39,7 +42,8 @@ export class GroupCommit<T, R> {
 
   submit(lane: string, item: T): Promise<R> {
     return new Promise((resolve, reject) => {
-      const pending = { item, resolve, reject };
+      const active = trace.getSpan(context.active());
+      const pending: Pending<T, R> = active?.isRecording() ? { item, resolve, reject, span: active } : { item, resolve, reject };
       const waiting = this.lanes.get(lane);
       if (waiting) {
         waiting.push(pending);
@@ -65,6 +69,7 @@ export class GroupCommit<T, R> {
 
   /** Runs one batch and settles every item of it; never rejects. */
   private async settle(lane: string, batch: Array<Pending<T, R>>): Promise<void> {
+    for (const p of batch) p.span?.addEvent('restap.group_commit', { 'restap.group_commit.batch_size': batch.length });
     let results: ReadonlyArray<R | PromiseLike<R>>;
     try {
       results = await this.run(

@@ -5,6 +5,8 @@ import { NewsStore } from '../../persistence/news.store';
 import { StreamSlots } from '../talk/stream-slots';
 import { NewsPoll, type NewsPollAnswer } from './news-poll';
 import { NewsWakeups, type NewsCommitHint } from './news-wakeups';
+import { observeGauge } from '../telemetry/restap.metrics';
+import { METRIC } from '../telemetry/telemetry.names';
 
 /** A read that may wait: `feed` undefined reads every feed (global scope, no session). */
 export interface NewsWaitRequest {
@@ -62,6 +64,7 @@ export class NewsWaits implements OnModuleInit, OnModuleDestroy, BeforeApplicati
     private readonly wakeups: NewsWakeups,
   ) {
     this.slots = new StreamSlots(options.news.maxWaiting, options.news.maxWaitingPerClient, 'held news polls');
+    observeGauge(METRIC.heldPolls, 'GET /news?wait= polls held on this instance.', this, (waits) => waits.held);
   }
 
   /** Polls held now on this instance. */

@@ -15,6 +15,9 @@ import { parseNewsItem, requestHash } from './news-request.parser';
 import { NewsDispatcher } from './news.dispatcher';
 import { NewsWaits } from './news-waits';
 import { NewsWakeups } from './news-wakeups';
+import { spanEvent } from '../telemetry/restap.telemetry';
+import { countNewsAppended } from '../telemetry/restap.metrics';
+import { ATTR } from '../telemetry/telemetry.names';
 
 /** A validated POST /news request. */
 export interface NewsReceiveRequest {
@@ -96,7 +99,10 @@ export class NewsService implements TalkNewsSource {
       requestHash: request.idempotencyKey === undefined ? undefined : requestHash(fields),
     });
     if (result.outcome === 'conflict') throw new IdempotencyKeyReusedException();
-    if (result.outcome === 'created') this.wakeups?.committed({ feed, ts: result.ts });
+    if (result.outcome === 'created') {
+      this.wakeups?.committed({ feed, ts: result.ts });
+      countNewsAppended('client');
+    }
     // Without handlers, skip building (and parsing) the item on every POST.
     if (result.outcome === 'created' && this.dispatcher.hasHandlers) {
       const item = toNewsItem({ id: result.id, ts: result.ts, body });
@@ -155,6 +161,7 @@ export class NewsService implements TalkNewsSource {
     this.assertSession(request.sessionId);
     if (!this.waits) return this.read(request);
     const feed = request.sessionId === undefined ? undefined : feedOf(request.sessionId);
+    spanEvent('restap.news.poll.wait', { [ATTR.restapNewsWaitMs]: request.waitMs });
     const page = await this.waits.read({
       feed,
       sequence: sequenceOf(this.options.news.scope, feed ?? GLOBAL_FEED),
@@ -164,6 +171,7 @@ export class NewsService implements TalkNewsSource {
       client: request.client,
       signal: request.signal,
     });
+    spanEvent('restap.news.poll.answered', { [ATTR.restapNewsItems]: page?.rows.length ?? 0 });
     if (!page) return undefined;
     // As a plain poll: a row that is no JSON object is left out, the cursor still moves past it.
     const rows = page.rows.filter((row) => isObjectText(row.body) || this.skip(row, 'GET /news', 'it is not a JSON object'));
@@ -190,6 +198,7 @@ export class NewsService implements TalkNewsSource {
     const result = await this.store.append({ feed, sequence: sequenceOf(this.options.news.scope, feed), type, body });
     if (result.outcome === 'conflict') throw new Error('NewsService.publish(): unexpected idempotency conflict without a key.');
     this.wakeups?.committed({ feed, ts: result.ts });
+    countNewsAppended('agent');
     return toNewsItem({ id: result.id, ts: result.ts, body });
   }
 

@@ -1,4 +1,5 @@
 import { HttpException, Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { context } from '@opentelemetry/api';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { AgentErrorException, ShuttingDownException } from '../../exceptions';
 import { AgentTimeoutException } from '../../exceptions/agent-timeout.exception';
@@ -24,6 +25,7 @@ import type { ApprovalAnswer, ApprovalRequest } from '../approvals/approval.type
 import { approvalQuestionText, TurnApprovals } from '../approvals/turn-approvals';
 import { toolNameOf } from '../tools/tool-names';
 import { InvalidRequestException } from '../../exceptions';
+import { startTurnSpan, traceSuffix } from '../telemetry/restap.telemetry';
 
 /** One turn as a door asks for it: the message, the session to continue (if any), who asks. */
 export interface TurnRequest {
@@ -151,9 +153,11 @@ export class TalkService {
     }
     if (this.approvals && talk.tools) turn.approvals = new TurnApprovals(this.approvals, request.caller, turn.keyHash);
     const run = new TalkRun(talk.timeoutMs);
+    // The session shows in traces only as a prefix of the hash it is stored under.
+    const span = startTurnSpan(this.options.agent.name, turn.keyHash?.toString('hex', 0, 8), turn.messageId, this.options.telemetry?.captureContent === true);
     const finished = this.drain ? this.drain.track({ stop: () => run.stop('shutdown') }) : () => undefined;
     try {
-      const ctx = await this.createContext(turn, request.caller, run);
+      const ctx = await context.with(span.context, () => this.createContext(turn, request.caller, run));
       // Decided last, once nothing else can refuse the turn: a won decision is then always run.
       turn.decided = await this.decide(request, turn);
       let ran = false;
@@ -164,14 +168,19 @@ export class TalkService {
         run: async (emit) => {
           if (ran) throw new Error('OpenTurn.run() runs a turn once.');
           ran = true;
+          let status = 'error';
           try {
-            return await this.execute(turn, request.caller, run, () => handler.invoke(ctx), emit);
+            const result = await context.with(span.context, () => this.execute(turn, request.caller, run, () => handler.invoke(ctx), emit));
+            status = result.status;
+            return result;
           } finally {
+            span.end(status, run.stopReason);
             finished();
           }
         },
       };
     } catch (error) {
+      span.end('error', 'open_failed');
       finished();
       throw error;
     }
@@ -376,7 +385,7 @@ export class TalkService {
   logFailure(what: string, error: unknown, turn?: { sessionId?: string }): void {
     const e = error as { name?: unknown; message?: unknown } | undefined;
     const text = `${what}: ${typeof e?.name === 'string' ? e.name : 'Error'}: ${typeof e?.message === 'string' ? e.message : String(error)}`;
-    this.logger.error(turn?.sessionId ? text.split(turn.sessionId).join('[session_id]') : text);
+    this.logger.error((turn?.sessionId ? text.split(turn.sessionId).join('[session_id]') : text) + traceSuffix());
   }
 }
 

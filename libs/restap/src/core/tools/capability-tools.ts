@@ -8,6 +8,7 @@ import { CapabilityInvoker } from '../invoker/capability-invoker';
 import { failure } from '../invoker/invocation-error';
 import type { InvocationResult } from '../invoker/invocation-result';
 import { toolNameOf } from './tool-names';
+import { withToolSpan } from '../telemetry/restap.telemetry';
 
 /**
  * Asked before a well-formed tool call runs: a result to answer instead (the call is held, e.g.
@@ -63,17 +64,32 @@ export class CapabilityTools {
    * object or lack a path parameter (400 `invalid_arguments`), a refusal, a failure, the timeout
    * (504 `tool_timeout`, default `capabilityTimeoutMs`) and an abort (499 `aborted`) all come back
    * as `{ ok: false, status, error, message }`. `gate`, when given, may hold a well-formed call
-   * (see ToolCallGate).
+   * (see ToolCallGate). Each call is an `execute_tool {name}` span (`callId`: the model's
+   * tool-call id, when a model asked).
    */
-  async call(
+  call(
     name: string,
     args: unknown,
     caller: RestapCaller,
     signal?: AbortSignal,
     timeoutMs = this.options.capabilityTimeoutMs,
     gate?: ToolCallGate,
+    callId?: string,
   ): Promise<InvocationResult> {
     const tool = this.find(name);
+    const content = this.options.telemetry?.captureContent === true ? { arguments: args } : undefined;
+    return withToolSpan(name, tool?.capabilityId, callId, () => this.callTool(name, tool, args, caller, signal, timeoutMs, gate), content);
+  }
+
+  private async callTool(
+    name: string,
+    tool: ToolDefinition | undefined,
+    args: unknown,
+    caller: RestapCaller,
+    signal: AbortSignal | undefined,
+    timeoutMs: number,
+    gate: ToolCallGate | undefined,
+  ): Promise<InvocationResult> {
     if (!tool) {
       const known = this.list().map((t) => t.name).join(', ') || 'none';
       return failure(404, 'unknown_tool', `There is no tool named '${name}'. Tools: ${known}.`);
@@ -85,10 +101,13 @@ export class CapabilityTools {
    * Calls a capability by its id, as another door names it (an A2A skill), whether or not it is
    * offered as a tool: the same checks, timeout and failures as `call` (404 `unknown_capability`).
    */
-  async callCapability(id: string, args: unknown, caller: RestapCaller, signal?: AbortSignal, timeoutMs = this.options.capabilityTimeoutMs): Promise<InvocationResult> {
+  callCapability(id: string, args: unknown, caller: RestapCaller, signal?: AbortSignal, timeoutMs = this.options.capabilityTimeoutMs): Promise<InvocationResult> {
     const capability = this.registry.getCapability(id);
-    if (!capability) return failure(404, 'unknown_capability', `No capability has the id '${id}'.`);
-    return this.run(id, capability, args, caller, signal, timeoutMs);
+    const content = this.options.telemetry?.captureContent === true ? { arguments: args } : undefined;
+    return withToolSpan(id, capability?.options.id, undefined, async () => {
+      if (!capability) return failure(404, 'unknown_capability', `No capability has the id '${id}'.`);
+      return this.run(id, capability, args, caller, signal, timeoutMs);
+    }, content);
   }
 
   private async run(

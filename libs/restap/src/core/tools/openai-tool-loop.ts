@@ -1,12 +1,19 @@
 import type { TalkChunk, TalkContext, TalkMessage, TalkToolResult } from '../../interfaces/talk.interface';
+import { context } from '@opentelemetry/api';
 import { randomToken } from '../../sessions/random-token';
+import { startChatSpan, type ChatReport } from '../telemetry/restap.telemetry';
 
 /** Characters of a result shown in `tool.end` (the model gets all of it). */
 const SHORT_RESULT_CHARS = 200;
 
 /** One streamed chunk of an OpenAI-compatible chat completion, as far as the loop reads it. */
 export interface ChatCompletionChunkLike {
+  id?: string;
+  model?: string;
+  /** Sent by servers that report usage on a stream (OpenAI: `stream_options: { include_usage: true }`). */
+  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
   choices?: Array<{
+    finish_reason?: string | null;
     delta?: {
       content?: string | null;
       tool_calls?: Array<{ index?: number; id?: string; function?: { name?: string; arguments?: string } }>;
@@ -35,8 +42,10 @@ export interface OpenAiToolLoopOptions {
   maxSteps?: number;
   /** The conversation to start from. @default ctx.toMessages() */
   messages?: TalkMessage[];
-  /** More fields of each chat-completions request (temperature, max_tokens…). */
+  /** More fields of each chat-completions request (temperature, max_tokens, stream_options…). */
   request?: Record<string, unknown>;
+  /** `gen_ai.provider.name` on each `chat` span (`openai`, `ollama`, `azure.ai.openai`…). @default 'openai' */
+  provider?: string;
 }
 
 interface AssembledCall {
@@ -69,21 +78,33 @@ export async function* openAiToolLoop(ctx: TalkContext, options: OpenAiToolLoopO
   for (let step = 0; ; step++) {
     const offerTools = tools.length > 0 && step < maxSteps;
     const body = { ...options.request, model: options.model, messages, stream: true, ...(offerTools ? { tools } : {}) };
-    const stream = (await options.client.chat.completions.create(body as never, { signal: ctx.signal })) as AsyncIterable<ChatCompletionChunkLike>;
+    // One `chat {model}` span per request, ended when its stream is (or fails, or is cancelled).
+    const chat = startChatSpan(options.model, options.provider ?? 'openai');
+    const report: ChatReport = chat.capturesContent ? { inputMessages: messages.map(semconvMessage) } : {};
     let text = '';
     const calls: AssembledCall[] = [];
-    for await (const chunk of stream) {
-      const delta = chunk.choices?.[0]?.delta;
-      if (delta?.content) {
-        text += delta.content;
-        yield delta.content;
+    try {
+      const stream = (await context.with(chat.context, () => options.client.chat.completions.create(body as never, { signal: ctx.signal }))) as AsyncIterable<ChatCompletionChunkLike>;
+      for await (const chunk of stream) {
+        noteReport(report, chunk);
+        const delta = chunk.choices?.[0]?.delta;
+        if (delta?.content) {
+          text += delta.content;
+          yield delta.content;
+        }
+        for (const piece of delta?.tool_calls ?? []) {
+          const call = (calls[piece.index ?? 0] ??= { id: '', name: '', arguments: '' });
+          if (piece.id) call.id = piece.id;
+          if (piece.function?.name) call.name += piece.function.name;
+          if (piece.function?.arguments) call.arguments += piece.function.arguments;
+        }
       }
-      for (const piece of delta?.tool_calls ?? []) {
-        const call = (calls[piece.index ?? 0] ??= { id: '', name: '', arguments: '' });
-        if (piece.id) call.id = piece.id;
-        if (piece.function?.name) call.name += piece.function.name;
-        if (piece.function?.arguments) call.arguments += piece.function.arguments;
-      }
+    } catch (error) {
+      report.error = error;
+      throw error;
+    } finally {
+      if (chat.capturesContent) report.outputMessages = [outputMessage(text, calls, report.finishReasons)];
+      chat.end(report);
     }
     const asked = calls.filter(Boolean).map((c) => ({ ...c, id: c.id || `call_${randomToken(12)}` }));
     if (!offerTools || !asked.length || ctx.signal.aborted) return;
@@ -100,6 +121,36 @@ export async function* openAiToolLoop(ctx: TalkContext, options: OpenAiToolLoopO
     }
     for (const result of results) messages.push({ role: 'tool', tool_call_id: result.id, content: result.content });
     if (ctx.signal.aborted) return;
+  }
+}
+
+/**
+ * A chat message in the GenAI conventions' shape (`gen_ai.input.messages`): role and parts (text,
+ * tool calls, tool results). Only built when content capture is on.
+ */
+function semconvMessage(message: unknown): unknown {
+  const m = message as { role?: string; content?: unknown; tool_calls?: Array<{ id?: string; function?: { name?: string; arguments?: string } }>; tool_call_id?: string };
+  if (m.role === 'tool') return { role: 'tool', parts: [{ type: 'tool_call_response', id: m.tool_call_id, response: m.content }] };
+  const parts: unknown[] = typeof m.content === 'string' && m.content ? [{ type: 'text', content: m.content }] : [];
+  for (const call of m.tool_calls ?? []) parts.push({ type: 'tool_call', id: call.id, name: call.function?.name, arguments: call.function?.arguments });
+  return { role: m.role, parts };
+}
+
+function outputMessage(text: string, calls: AssembledCall[], finishReasons: string[] | undefined): unknown {
+  const parts: unknown[] = text ? [{ type: 'text', content: text }] : [];
+  for (const call of calls.filter(Boolean)) parts.push({ type: 'tool_call', id: call.id, name: call.name, arguments: call.arguments });
+  return { role: 'assistant', parts, finish_reason: finishReasons?.at(-1) ?? 'stop' };
+}
+
+/** What a streamed chunk tells a `chat` span: the model and id answering, finish reasons, usage. */
+function noteReport(report: ChatReport, chunk: ChatCompletionChunkLike): void {
+  if (chunk.model && !report.responseModel) report.responseModel = chunk.model;
+  if (chunk.id && !report.responseId) report.responseId = chunk.id;
+  const finish = chunk.choices?.[0]?.finish_reason;
+  if (finish) (report.finishReasons ??= []).push(finish);
+  if (chunk.usage) {
+    if (typeof chunk.usage.prompt_tokens === 'number') report.inputTokens = chunk.usage.prompt_tokens;
+    if (typeof chunk.usage.completion_tokens === 'number') report.outputTokens = chunk.usage.completion_tokens;
   }
 }
 

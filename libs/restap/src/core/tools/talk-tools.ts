@@ -69,7 +69,7 @@ export function createTalkTools(
     approvals?.begin();
     let result: InvocationResult;
     try {
-      result = await invoke(tools, name, args, caller, signal, approvals && ((tool, parsed) => approvals.gate(tool, parsed, id)));
+      result = await invoke(tools, name, args, caller, signal, approvals && ((tool, parsed) => approvals.gate(tool, parsed, id)), id);
     } finally {
       approvals?.end();
     }
@@ -98,7 +98,7 @@ function talkToolsOf(tools: CapabilityTools): readonly TalkTool[] {
   return list;
 }
 
-async function invoke(tools: CapabilityTools | undefined, name: string, args: unknown, caller: RestapCaller, signal: AbortSignal, gate?: ToolCallGate): Promise<InvocationResult> {
+async function invoke(tools: CapabilityTools | undefined, name: string, args: unknown, caller: RestapCaller, signal: AbortSignal, gate: ToolCallGate | undefined, callId: string): Promise<InvocationResult> {
   if (!tools) return failure(404, 'unknown_tool', `There is no tool named '${name}': no tools are offered.`);
   if (typeof args === 'string') {
     try {
@@ -107,7 +107,7 @@ async function invoke(tools: CapabilityTools | undefined, name: string, args: un
       return failure(400, 'invalid_arguments', `The arguments of ${name} are not valid JSON (${(error as Error).message}).`);
     }
   }
-  return tools.call(name, args, caller, signal, undefined, gate);
+  return tools.call(name, args, caller, signal, undefined, gate, callId);
 }
 
 /** The tool result as the model reads it: the JSON body, or `Error <status> <code>: <message>`. */

@@ -26,6 +26,8 @@ import { A2A_ERROR_CODE, ContentTypeNotSupportedError, JsonRpcRequestMalformedEr
 import { writeDoorError as fail } from '../kit/http/door-error.writer';
 import { isValidHost } from '../kit/http/host-header';
 import { StreamListenerBusManager } from './stream-listener.bus';
+import { context } from '@opentelemetry/api';
+import { a2aDoorSpan } from './a2a-door.span';
 
 const CARD_PATH = `/${AGENT_CARD_PATH}`;
 /** Card handlers kept per origin (Host header): past this, cards are built per request. */
@@ -177,15 +179,23 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     this.admission.run(req, res, undefined, next);
   }
 
-  /** The endpoint, after the host's middleware: its guards, the stream caps, then the SDK. */
+  /** The endpoint, after the host's middleware: its guards, the stream caps, then the SDK, in the request's server span (a2aDoorSpan). */
   private serveEndpoint(req: Request, res: Response, next: NextFunction): void {
     const path = doorPathOf(req);
     if (this.isRest(path)) {
-      const subPath = path.slice((this.options.a2a.restPath as string).length) || '/';
+      const restPath = this.options.a2a.restPath as string;
+      const subPath = path.slice(restPath.length) || '/';
       const rest = this.rest as RequestHandler;
-      return this.restEndpoint.run(req, res, undefined, () => mountedAt(rest, subPath, req, res, (error?: unknown) => (error ? fail(res, error) : next())));
+      // The HTTP+JSON binding's server span is named after the HTTP method and the binding's base path.
+      return void context.with(a2aDoorSpan(req, res, restPath), () =>
+        this.restEndpoint.run(req, res, undefined, () => mountedAt(rest, subPath, req, res, (error?: unknown) => (error ? fail(res, error) : next()))),
+      );
     }
     if (!this.isEndpoint(req)) return next();
+    context.with(a2aDoorSpan(req, res, this.options.a2a.path), () => this.guardAndServe(req, res, next));
+  }
+
+  private guardAndServe(req: Request, res: Response, next: NextFunction): void {
     const rpc = this.rpc as RequestHandler;
     this.endpoint.run(req, res, undefined, () => mounted(rpc, req, res, (error?: unknown) => (error ? fail(res, error) : next())));
   }

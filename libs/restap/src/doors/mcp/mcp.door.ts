@@ -3,6 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { createMcpHandler, isLegacyRequest, PARSE_ERROR, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler, type ToNodeHandlerOptions } from '@modelcontextprotocol/node';
 import type { NextFunction, Request, Response } from 'express';
+import { context } from '@opentelemetry/api';
 import { RESTAP_OPTIONS, SESSION_ID_HEADER } from '../../restap.constants';
 import { InvalidJsonException, InvalidRequestException, MethodNotAllowedException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
@@ -19,6 +20,7 @@ import { McpLegacySessions } from './mcp-legacy.sessions';
 import { writeDoorError as fail } from '../kit/http/door-error.writer';
 import { isValidHost } from '../kit/http/host-header';
 import { logLine } from '../kit/http/log-line';
+import { mcpDoorSpan } from './mcp-door.span';
 
 /** The handler the host's guards see on the MCP endpoint (`context.getClass()`). */
 class McpEndpoint {
@@ -130,9 +132,16 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
     this.admission.run(req, res, undefined, next);
   }
 
-  /** The endpoint, after the host's middleware: its guards, the stream caps, then the SDK. */
+  /**
+   * The endpoint, after the host's middleware: its guards, the stream caps, then the SDK, all in
+   * the request's server span (see mcpDoorSpan).
+   */
   private serveEndpoint(req: Request, res: Response, next: NextFunction): void {
     if (!this.isEndpoint(req)) return next();
+    context.with(mcpDoorSpan(req, res, this.options.mcp.path), () => this.guardAndServe(req, res));
+  }
+
+  private guardAndServe(req: Request, res: Response): void {
     const handler = this.handler as McpHttpHandler;
     this.endpoint.run(req, res, undefined, () => {
       let call: McpCall;

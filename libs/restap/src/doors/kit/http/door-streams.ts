@@ -3,12 +3,15 @@ import type { Request, Response } from 'express';
 import { RESTAP_OPTIONS } from '../../../restap.constants';
 import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
 import { StreamSlots } from '../../../core/talk/stream-slots';
+import { observeGauge } from '../../../core/telemetry/restap.metrics';
+import { METRIC } from '../../../core/telemetry/telemetry.names';
 
 /**
  * The open-stream caps of every door (`talk.maxStreams` per instance, `talk.maxStreamsPerClient`
  * per client): /talk's SSE replies, MCP `subscriptions/listen` streams and A2A streaming calls
  * (`SendStreamingMessage`, `SubscribeToTask`) count together, so no door lets one client hold
  * more long-lived connections than the others. Past a cap: 429 too_many_requests, `Retry-After: 1`.
+ * The count is the `restap.streams.open` gauge.
  */
 @Injectable()
 export class DoorStreams {
@@ -16,6 +19,7 @@ export class DoorStreams {
 
   constructor(@Inject(RESTAP_OPTIONS) options: ResolvedRestapOptions) {
     this.slots = new StreamSlots(options.talk.maxStreams, options.talk.maxStreamsPerClient);
+    observeGauge(METRIC.openStreams, 'Long-lived streams open on this instance (SSE /talk, MCP, A2A).', this, (streams) => streams.open);
   }
 
   /** Streams open now on this instance. */

@@ -6,6 +6,9 @@ import { TooManyRequestsException } from '../../../exceptions';
 import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
 import { writeDoorError } from '../http/door-error.writer';
 import { lingeringClose } from '../http/lingering-close';
+import { countRateLimitRefusal } from '../../../core/telemetry/restap.metrics';
+import { spanEvent } from '../../../core/telemetry/restap.telemetry';
+import { ATTR } from '../../../core/telemetry/telemetry.names';
 
 /** Token of the store the module's rate limit counts hits in (a `@nestjs/throttler` ThrottlerStorage). */
 export const RESTAP_THROTTLER_STORAGE = Symbol('RESTAP_THROTTLER_STORAGE');
@@ -38,6 +41,8 @@ export class RestapRateLimit {
     this.storage.increment(`restap:${bucket}:${client}`, rateLimit.ttlMs, rateLimit.limit, rateLimit.ttlMs, 'default').then(
       ({ totalHits, timeToExpire, isBlocked, timeToBlockExpire }) => {
         if (isBlocked) {
+          countRateLimitRefusal(bucket);
+          spanEvent('restap.rate_limited', { [ATTR.restapRateLimitBucket]: bucket });
           const seconds = Math.max(1, Math.ceil(timeToBlockExpire));
           lingeringClose(res, this.options.limits); // its body, if any, is never read
           return writeDoorError(

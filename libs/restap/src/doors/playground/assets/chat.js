@@ -1,7 +1,9 @@
 // The conversation: POST /talk streamed over SSE when the catalog offers it, each delta appended
-// as it arrives; tool.* steps, status and artifact events shown; Stop aborts the stream.
+// as it arrives; tool.* steps, status and artifact events shown; Stop aborts the stream (and, when
+// the agent declares resumable streams, stops the turn with DELETE: leaving no longer stops it).
 import { $, h, pretty } from './dom.js';
 import { readError, readJson, readSse, request, logError } from './http.js';
+import { SESSION_ID_HEADER } from './wire.generated.js';
 
 /** The chat's session: shared with the news panel, kept in memory only (it is a bearer secret). */
 export const session = {
@@ -54,7 +56,11 @@ export function setupChat(talk) {
       message.focus();
     });
   });
-  stop.addEventListener('click', () => running && running.abort());
+  stop.addEventListener('click', () => {
+    if (!running) return;
+    stopTurn(talk, current.messageId);
+    running.abort();
+  });
   $('new-conversation').addEventListener('click', () => {
     if (running) running.abort();
     session.set(undefined);
@@ -63,7 +69,22 @@ export function setupChat(talk) {
   });
 }
 
+/** The turn being streamed: its message id, once message.start said it. */
+const current = { messageId: undefined };
+
+/**
+ * With resumable streams (`x-restap-resume` on talk) the agent finishes a turn whose client left:
+ * Stop asks it to stop with DELETE on the resume endpoint, the session in its header (never the URL).
+ */
+function stopTurn(talk, messageId) {
+  const resume = talk['x-restap-resume'];
+  if (!resume || typeof resume.endpoint !== 'string' || !messageId || !session.id) return;
+  const url = resume.endpoint.replace('{message_id}', encodeURIComponent(messageId));
+  request(url, { method: 'DELETE', headers: { [SESSION_ID_HEADER]: session.id } }).catch((error) => logError(`stop: ${error.message ?? error}`));
+}
+
 async function turn(talk, streaming, text, transcript, signal) {
+  current.messageId = undefined;
   transcript.append(h('li', { class: 'msg user' }, h('div', { class: 'who' }, 'You'), h('div', { class: 'text' }, text)));
   const body = h('div', { class: 'text', 'aria-busy': 'true' });
   const extras = h('div', { class: 'extras' });
@@ -95,6 +116,7 @@ async function turn(talk, streaming, text, transcript, signal) {
     await readSse(response, (event, data) => {
       if (event === 'message.start' || event === 'done') {
         if (data.session_id) session.set(data.session_id);
+        if (event === 'message.start' && typeof data.id === 'string') current.messageId = data.id;
         if (event === 'done') done = true;
       } else if (event === 'message.delta') {
         // A text node per delta: the page shows each chunk the moment it arrives.

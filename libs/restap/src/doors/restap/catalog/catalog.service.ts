@@ -89,6 +89,16 @@ export class CatalogService implements OnApplicationBootstrap {
           ? { supported: true, transport: 'sse', events: this.talkEvents() }
           : { supported: false },
         sessions: { supported: talk.sessions },
+        ...(talk.resume
+          ? {
+              'x-restap-resume': {
+                method: 'GET',
+                endpoint: `${paths.talk.replace(/\/+$/, '')}/{message_id}`,
+                on_disconnect: 'continues',
+                grace_seconds: Math.round(talk.resume.graceMs / 1000),
+              },
+            }
+          : {}),
       });
     }
     if (news.enabled && paths.news) {

@@ -1,6 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
+import { context } from '@opentelemetry/api';
+import { CATALOG_PATH } from '../../../restap.constants';
+import { RestapRegistry } from '../../../core/registry/restap.registry';
+import { ATTR } from '../../../core/telemetry/telemetry.names';
+import { startDoorSpan } from '../../../core/telemetry/restap.telemetry';
 import { CatalogRoute } from '../catalog/catalog.route';
 import { DoorKit } from '../../kit/door-kit';
 import { DoorPipeline } from '../../kit/door-pipeline';
@@ -16,6 +21,8 @@ import type { RouteMatch } from './restap-paths';
  * DoorPipeline: CORS, the shutdown drain (discovery keeps answering), the rate limit, the JSON
  * body (POST /talk, /news), then serves the catalog — so a refused request is refused before its
  * body is read.
+ * Each such request is one server span (`POST /talk`, `GET /news`, `GET /.well-known/restap.json`),
+ * continuing the caller's `traceparent`; the pipeline and the route handler run inside it.
  */
 @Injectable()
 export class RestapFrontDoor {
@@ -27,6 +34,7 @@ export class RestapFrontDoor {
     cors: RestapCors,
     kit: DoorKit,
     private readonly catalog: CatalogRoute,
+    private readonly registry: RestapRegistry,
   ) {
     this.pipeline = new DoorPipeline<RouteMatch>([
       (req, res, next, match) => cors.handle(req, res, next, match),
@@ -42,17 +50,27 @@ export class RestapFrontDoor {
     const match = this.paths.match(req.path);
     if (!match) return next();
     res.removeHeader('X-Powered-By'); // Express announces itself on every answer; ours say nothing about the stack
-    this.pipeline.run(req, res, match, () => {
+    // The path template only (never the URL: a query may hold a session_id).
+    const route = (match.route === 'catalog' ? CATALOG_PATH : this.registry.paths[match.route]) ?? match.route;
+    const door = startDoorSpan(`${req.method} ${route}`, req, res, {
+      [ATTR.restapDoor]: 'restap',
+      [ATTR.httpRequestMethod]: req.method,
+      [ATTR.httpRoute]: route,
+    });
+    // The body arrives on socket events, outside this call: the continuation is bound to the span.
+    const serve = context.bind(door, () => {
       if (match.route === 'catalog' && !match.subpath && (req.method === 'GET' || req.method === 'HEAD')) this.catalog.serve(req, res);
       else next();
     });
+    context.with(door, () => this.pipeline.run(req, res, match, serve));
   }
 }
 
 /** The rate limit's counter a request takes a hit on: each route counts on its own, as the spec's endpoints do. */
 function bucketOf(req: Request, match: RouteMatch): string | undefined {
-  if (match.subpath) return undefined;
   const method = req.method;
+  // Below /talk only a resumable stream's turn is served (GET resumes it, DELETE stops it; talk.resume).
+  if (match.subpath) return match.route === 'talk' && (method === 'GET' || method === 'DELETE') ? 'talk.resume' : undefined;
   if (match.route === 'talk') return method === 'POST' ? 'talk' : undefined;
   if (match.route === 'news') return method === 'POST' ? 'news.write' : method === 'GET' || method === 'HEAD' ? 'news.read' : undefined;
   return undefined;

@@ -5,7 +5,8 @@ import { CONTENT_TYPE_SSE } from '../../../restap.constants';
 const HEARTBEAT = ': heartbeat\n\n';
 
 /**
- * Writes SSE frames straight to the response (spec, "SSE wire format"): an `event:` line, one
+ * Writes SSE frames straight to the response (spec, "SSE wire format"): an `id:` line on a
+ * resumable stream (`talk.resume`), an `event:` line, one
  * `data:` line with the JSON payload (which repeats the event name), a blank line. Each frame is
  * written as it comes; `send` hands back a promise only when the socket is full (it settles on
  * `drain`), so the producer can wait; a heartbeat comment goes out after `heartbeatMs` without any
@@ -16,11 +17,29 @@ export class SseWriter {
   private heartbeat?: NodeJS.Timeout;
   private draining = false;
   private ended = false;
+  /** Written ahead of the first frame: the `retry:` hint of a resumable stream. */
+  private prefix = '';
+  /** Id of the last frame numbered (resumable streams). */
+  private lastId = 0;
 
+  /**
+   * @param ids For a resumable stream (`talk.resume`): every frame gets an `id:` line, numbered
+   * from 1, and is handed to `onFrame` as it is numbered — also once the client is gone, so the
+   * frames of a turn that goes on without its client are still kept. The stream opens with a
+   * `retry:` hint.
+   */
   constructor(
     private readonly res: Response,
     private readonly heartbeatMs: number,
-  ) {}
+    private readonly ids?: { retryMs: number; onFrame?: (event: string, data: string) => void },
+  ) {
+    if (ids) this.prefix = `retry: ${ids.retryMs}\n`;
+  }
+
+  /** Id of the last frame numbered; 0 before the first or without ids. */
+  get lastEventId(): number {
+    return this.lastId;
+  }
 
   /** Sends the status line and headers at once (no body buffering anywhere on the way). */
   open(): void {
@@ -46,15 +65,45 @@ export class SseWriter {
    * made for a frame the socket took.
    */
   send(event: string, payload: Record<string, unknown> = {}): Promise<void> | undefined {
+    const text = this.frame(event, payload);
     if (this.closed) return undefined;
     this.heartbeat?.refresh();
-    if (this.res.write(frame(event, payload))) return undefined;
+    if (this.res.write(text)) return undefined;
     return this.drained();
   }
 
   /** Writes one of the closing frames (`message.end`, `error`, `done`) without waiting: `end` follows. */
   push(event: string, payload: Record<string, unknown> = {}): void {
-    if (!this.closed) this.res.write(frame(event, payload));
+    const text = this.frame(event, payload);
+    if (!this.closed) this.res.write(text);
+  }
+
+  /**
+   * Writes a frame kept earlier, under its own id and with its data as stored (a resumed stream):
+   * backpressure as for `send`.
+   */
+  replay(id: number, event: string, data: string): Promise<void> | undefined {
+    if (this.closed) return undefined;
+    this.lastId = id;
+    this.heartbeat?.refresh();
+    if (this.res.write(`${this.takePrefix()}id: ${id}\nevent: ${event}\ndata: ${data}\n\n`)) return undefined;
+    return this.drained();
+  }
+
+  /** One SSE frame: `id:` (resumable streams), `event:`, `data:` with the payload (whose `event` field is the event name), blank line. */
+  private frame(event: string, payload: Record<string, unknown>): string {
+    const { event: _ignored, ...fields } = payload;
+    const data = JSON.stringify({ event, ...fields });
+    if (!this.ids) return `event: ${event}\ndata: ${data}\n\n`;
+    const id = ++this.lastId;
+    this.ids.onFrame?.(event, data);
+    return `${this.takePrefix()}id: ${id}\nevent: ${event}\ndata: ${data}\n\n`;
+  }
+
+  private takePrefix(): string {
+    const prefix = this.prefix;
+    this.prefix = '';
+    return prefix;
   }
 
   /**
@@ -105,10 +154,4 @@ export class SseWriter {
     if (!this.draining) res.write(HEARTBEAT);
     this.heartbeat?.refresh();
   }
-}
-
-/** One SSE frame: `event:`, `data:` with the payload (whose `event` field is the event name), blank line. */
-function frame(event: string, payload: Record<string, unknown>): string {
-  const { event: _ignored, ...fields } = payload;
-  return `event: ${event}\ndata: ${JSON.stringify({ event, ...fields })}\n\n`;
 }

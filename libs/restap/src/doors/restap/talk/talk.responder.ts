@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { RESTAP_OPTIONS } from '../../../restap.constants';
+import { ERROR_CODES, RESTAP_OPTIONS } from '../../../restap.constants';
 import { RestapException } from '../../../exceptions';
 import { toErrorBody } from '../../kit/http/restap-exception.filter';
 import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
@@ -15,6 +15,8 @@ import { negotiateTalkFormat, type TalkFormat } from './talk.negotiator';
 import { parseTalkRequest } from './talk-request.parser';
 import { SseWriter } from './sse.writer';
 import type { ApprovalAnswer } from '../../../core/approvals/approval.types';
+import { TalkResume } from './resume/talk-resume.service';
+import type { TalkFrameRecorder } from './resume/talk-frame.recorder';
 
 /** A POST /talk request that passed validation and negotiation, ready to be answered. */
 export interface AcceptedTalk {
@@ -41,6 +43,7 @@ export class TalkResponder {
     private readonly talk: TalkService,
     private readonly streams: DoorStreams,
     @Optional() private readonly drain?: RestapDrain,
+    @Optional() private readonly resume?: TalkResume,
   ) {}
 
   /** Validates the body, the session_id and Accept; throws the matching RestapException. */
@@ -58,16 +61,30 @@ export class TalkResponder {
   async respond(accepted: AcceptedTalk, req: Request, res: Response): Promise<void> {
     let turn: OpenTurn | undefined;
     let gone = false;
+    // A resumable stream's turn outlives its client (`talk.resume`): it finishes and is stored, to be resumed.
+    const resumable = accepted.format === 'sse' && Boolean(this.resume?.config);
+    let recorder: TalkFrameRecorder | undefined;
     res.on('close', () => {
       if (res.writableFinished) return;
       gone = true;
-      turn?.stop('disconnect');
+      if (!resumable) turn?.stop('disconnect');
     });
     try {
       if (accepted.format === 'sse') this.streams.hold(req, res);
-      turn = await this.talk.open({ message: accepted.message, sessionId: accepted.sessionId, caller: callerOf(req), approval: accepted.approval });
+      turn = await this.talk.open({
+        message: accepted.message,
+        sessionId: accepted.sessionId,
+        caller: callerOf(req),
+        approval: accepted.approval,
+      });
+      // Gone before it saw a frame: nobody knows this turn's id to resume it.
       if (gone) turn.stop('disconnect');
-      await (accepted.format === 'sse' ? this.stream(turn, res) : this.reply(turn, res));
+      if (resumable) {
+        const open = turn;
+        recorder = this.resume!.recorder(open.messageId, open.sessionId);
+        const unfollow = this.resume!.follow(open.messageId, open.sessionId, () => open.stop('cancel'));
+        await this.stream(open, res, recorder).finally(unfollow);
+      } else await (accepted.format === 'sse' ? this.stream(turn, res) : this.reply(turn, res));
     } catch (error) {
       this.sendError(res, error, turn);
     }
@@ -96,8 +113,10 @@ export class TalkResponder {
    * never wait for a client that stopped reading: the turn is over and stored, the stream ends
    * (see SseWriter.end; during shutdown such a socket is dropped at once).
    */
-  private async stream(turn: OpenTurn, res: Response): Promise<void> {
-    const sse = new SseWriter(res, this.options.talk.heartbeatMs);
+  private async stream(turn: OpenTurn, res: Response, recorder?: TalkFrameRecorder): Promise<void> {
+    const { resume, heartbeatMs } = this.options.talk;
+    const ids = resume ? { retryMs: resume.retryMs, onFrame: recorder && ((event: string, data: string) => recorder.record(event, data)) } : undefined;
+    const sse = new SseWriter(res, heartbeatMs, ids);
     const session = turn.sessionId ? { session_id: turn.sessionId } : {};
     sse.open();
     // Backpressure, if any, is felt by the first delta: the handler starts at once.
@@ -105,7 +124,14 @@ export class TalkResponder {
     const emit = (chunk: TalkChunk): Promise<void> | undefined =>
       chunk.event === 'message.delta' ? sse.send(chunk.event, { id: turn.messageId, text: chunk.text }) : sse.send(chunk.event, chunk);
     const result = await turn.run(emit);
-    if (result.status === 'aborted') return sse.end();
+    if (result.status === 'aborted') {
+      // A resumable turn is only aborted on purpose (DELETE): its stream, live or resumed, says so.
+      if (recorder) {
+        sse.push('error', { message: 'The turn was stopped before its reply was complete.', error: ERROR_CODES.turnStopped });
+        sse.push('done', session);
+      }
+      return sse.end();
+    }
     if (result.failure === undefined) sse.push('message.end', { id: turn.messageId });
     else {
       const { body } = toErrorBody(result.failure);

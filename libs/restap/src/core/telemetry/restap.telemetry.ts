@@ -1,0 +1,258 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { context, createContextKey, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Context } from '@opentelemetry/api';
+import { ATTR, TELEMETRY_SCOPE } from './telemetry.names';
+import { meters, seconds, startClock } from './restap.metrics';
+
+/**
+ * The module's tracer. `trace.getTracer` hands back a proxy that follows whichever tracer provider
+ * the host registers, even after this module is loaded. With none registered every span is a
+ * non-recording one: nothing is recorded, and the helpers below skip their own work as soon as
+ * `span.isRecording()` says so.
+ */
+const tracer = trace.getTracer(TELEMETRY_SCOPE);
+
+/** Set on a turn's context when `telemetry.captureContent` is on: its `chat` spans record messages. */
+const CAPTURE_CONTENT = createContextKey('nestjs-restap capture content');
+
+
+/** Where a door's request span takes its parent from. */
+export interface DoorSpanParent {
+  /** A `_meta` (MCP, SEP-414) or metadata object (A2A) that may carry `traceparent`/`tracestate`: it wins over the HTTP headers. */
+  carrier?: Record<string, unknown>;
+}
+
+/**
+ * Starts the server span of one door request and ends it when the response closes, with its HTTP
+ * status (5xx and a client gone before the end are errors). Its parent is the trace context in
+ * `parent.carrier` if it has one, else the span already active (the host's HTTP instrumentation),
+ * else the request's `traceparent` header. Returns the context to run the rest of the request in.
+ * No attribute may hold a session id, a credential or request text: callers pass routes, method
+ * names and tool names only.
+ *
+ * @example
+ * context.with(startDoorSpan('POST /talk', req, res, { [ATTR.restapDoor]: 'restap' }), () => handle(req, res));
+ */
+export function startDoorSpan(name: string, req: IncomingMessage, res: ServerResponse, attributes: Attributes, parent: DoorSpanParent = {}): Context {
+  const parentContext = parentOf(req.headers, parent.carrier);
+  const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parentContext);
+  // Not recording (no provider, or sampled out): the caller's context is all there is to carry.
+  if (!span.isRecording()) return parentContext;
+  const spanContext = trace.setSpan(parentContext, span);
+  res.once('close', () => {
+    const status = res.statusCode;
+    span.setAttribute(ATTR.httpResponseStatusCode, status);
+    if (status >= 500) {
+      span.setAttribute(ATTR.errorType, String(status));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    } else if (!res.writableFinished) {
+      span.setAttribute(ATTR.errorType, 'client_disconnected');
+    }
+    span.end();
+  });
+  return spanContext;
+}
+
+function parentOf(headers: IncomingHttpHeaders, carrier?: Record<string, unknown>): Context {
+  const active = context.active();
+  if (carrier && typeof carrier.traceparent === 'string') return propagation.extract(active, carrier, STRING_GETTER);
+  if (trace.getSpan(active)) return active;
+  return propagation.extract(active, headers);
+}
+
+/** Reads string values only: a `_meta` object holds anything the client sent. */
+const STRING_GETTER = {
+  keys: (carrier: Record<string, unknown>): string[] => Object.keys(carrier),
+  get: (carrier: Record<string, unknown>, key: string): string | undefined => (typeof carrier[key] === 'string' ? (carrier[key] as string) : undefined),
+};
+
+/** A turn's `invoke_agent` span, from `startTurnSpan`. */
+export interface TurnSpan {
+  /** The context the turn runs in (its span active). */
+  readonly context: Context;
+  /** Ends the span with the turn's stored status; records the turn's duration. */
+  end(status: string, stopped?: string): void;
+}
+
+/**
+ * The `invoke_agent {agent}` span of one turn. `conversationRef` is a digest of the session id
+ * (never the id itself); the caller passes a prefix of the hash the session is stored under.
+ */
+export function startTurnSpan(agentName: string, conversationRef: string | undefined, messageId: string, captureContent = false): TurnSpan {
+  const m = meters();
+  const startedAt = startClock(m);
+  const parent = context.active();
+  const span = tracer.startSpan(`invoke_agent ${agentName}`, { kind: SpanKind.INTERNAL }, parent);
+  const recording = span.isRecording();
+  if (recording) {
+    span.setAttribute(ATTR.genAiOperationName, 'invoke_agent');
+    span.setAttribute(ATTR.genAiAgentName, agentName);
+    span.setAttribute(ATTR.restapMessageId, messageId);
+    if (conversationRef) span.setAttribute(ATTR.genAiConversationId, conversationRef);
+  }
+  const turnContext = recording ? trace.setSpan(parent, span) : parent;
+  return {
+    context: captureContent && recording ? turnContext.setValue(CAPTURE_CONTENT, true) : turnContext,
+    end(status, stopped) {
+      if (recording) {
+        span.setAttribute(ATTR.restapTurnStatus, status);
+        if (stopped) span.setAttribute(ATTR.restapTurnStopped, stopped);
+        if (status === 'error') {
+          span.setAttribute(ATTR.errorType, stopped ?? 'agent_error');
+          span.setStatus({ code: SpanStatusCode.ERROR });
+        }
+        span.end();
+      }
+      if (m.enabled) m.turnDuration.record(seconds(startedAt), { [ATTR.restapTurnStatus]: status });
+    },
+  };
+}
+
+/** What a model call reported, as far as a chat span records it. */
+export interface ChatReport {
+  responseModel?: string;
+  responseId?: string;
+  finishReasons?: string[];
+  inputTokens?: number;
+  outputTokens?: number;
+  /** The error that ended the call, if one did. */
+  error?: unknown;
+  /** `gen_ai.input.messages` / `gen_ai.output.messages`, set only when `ChatSpan.capturesContent`. */
+  inputMessages?: unknown[];
+  outputMessages?: unknown[];
+}
+
+/** A model call's `chat {model}` span, from `startChatSpan`. */
+export interface ChatSpan {
+  /** The context to make the request in (the client's own HTTP span, if instrumented, is its child). */
+  readonly context: Context;
+  /** True when the turn opted in to content capture (`telemetry.captureContent`) and the span records. */
+  readonly capturesContent: boolean;
+  end(report: ChatReport): void;
+}
+
+/**
+ * The `chat {model}` client span of one model call, child of the active span (the turn's
+ * `invoke_agent`). Not made active across the stream: the caller ends it with what the model
+ * reported, and the `gen_ai.client.*` metrics are recorded then.
+ */
+export function startChatSpan(model: string, provider: string): ChatSpan {
+  const m = meters();
+  const startedAt = startClock(m);
+  const parent = context.active();
+  const common = { [ATTR.genAiOperationName]: 'chat', [ATTR.genAiProviderName]: provider, [ATTR.genAiRequestModel]: model };
+  const span = tracer.startSpan(`chat ${model}`, { kind: SpanKind.CLIENT, attributes: common }, parent);
+  const recording = span.isRecording();
+  return {
+    context: recording ? trace.setSpan(parent, span) : parent,
+    capturesContent: recording && parent.getValue(CAPTURE_CONTENT) === true,
+    end(report) {
+      if (!recording && !m.enabled) return;
+      const errorType = report.error === undefined ? undefined : errorTypeOf(report.error);
+      const labels: Attributes = report.responseModel ? { ...common, [ATTR.genAiResponseModel]: report.responseModel } : { ...common };
+      if (errorType) labels[ATTR.errorType] = errorType;
+      if (recording) {
+        if (report.responseModel) span.setAttribute(ATTR.genAiResponseModel, report.responseModel);
+        if (report.responseId) span.setAttribute(ATTR.genAiResponseId, report.responseId);
+        if (report.finishReasons?.length) span.setAttribute(ATTR.genAiResponseFinishReasons, report.finishReasons);
+        if (report.inputTokens !== undefined) span.setAttribute(ATTR.genAiUsageInputTokens, report.inputTokens);
+        if (report.outputTokens !== undefined) span.setAttribute(ATTR.genAiUsageOutputTokens, report.outputTokens);
+        if (report.inputMessages) span.setAttribute(ATTR.genAiInputMessages, JSON.stringify(report.inputMessages));
+        if (report.outputMessages) span.setAttribute(ATTR.genAiOutputMessages, JSON.stringify(report.outputMessages));
+        if (errorType) {
+          span.setAttribute(ATTR.errorType, errorType);
+          span.setStatus({ code: SpanStatusCode.ERROR });
+        }
+        span.end();
+      }
+      if (!m.enabled) return;
+      m.operationDuration.record(seconds(startedAt), labels);
+      if (report.inputTokens !== undefined) m.tokenUsage.record(report.inputTokens, { ...labels, [ATTR.genAiTokenType]: 'input' });
+      if (report.outputTokens !== undefined) m.tokenUsage.record(report.outputTokens, { ...labels, [ATTR.genAiTokenType]: 'output' });
+    },
+  };
+}
+
+/** The outcome of a capability call, as an `execute_tool` span records it. */
+export interface ToolReport {
+  ok: boolean;
+  status: number;
+  /** The error code (`forbidden`, `invalid_request`, `tool_timeout`…) when not ok. */
+  error?: string;
+  /** The answer's body (recorded only with content capture). */
+  body?: unknown;
+  message?: string;
+}
+
+/**
+ * Runs `call` under an `execute_tool {name}` span, child of what is active (the turn when the model
+ * asked, the door's request span when a client did). The span carries the tool and capability,
+ * the HTTP status the route answered, and the guard/pipe outcome (`ok` or the error code). The
+ * arguments and the result only when `content` is given (`telemetry.captureContent`).
+ */
+export async function withToolSpan<T extends ToolReport>(
+  toolName: string,
+  capabilityId: string | undefined,
+  callId: string | undefined,
+  call: () => Promise<T>,
+  content?: { arguments: unknown },
+): Promise<T> {
+  const m = meters();
+  const startedAt = startClock(m);
+  const parent = context.active();
+  const span = tracer.startSpan(`execute_tool ${toolName}`, { kind: SpanKind.INTERNAL }, parent);
+  const recording = span.isRecording();
+  if (recording) {
+    span.setAttribute(ATTR.genAiOperationName, 'execute_tool');
+    span.setAttribute(ATTR.genAiToolName, toolName);
+    span.setAttribute(ATTR.genAiToolType, 'function');
+    if (capabilityId) span.setAttribute(ATTR.restapCapabilityId, capabilityId);
+    if (callId) span.setAttribute(ATTR.genAiToolCallId, callId);
+  }
+  // Without a recording span there is nothing to make active: no context switch per call.
+  const result = await (recording ? context.with(trace.setSpan(parent, span), call) : call());
+  const outcome = result.ok ? 'ok' : (result.error ?? 'error');
+  if (recording) {
+    span.setAttribute(ATTR.httpResponseStatusCode, result.status);
+    span.setAttribute(ATTR.restapToolOutcome, outcome);
+    if (content) {
+      span.setAttribute(ATTR.genAiToolCallArguments, JSON.stringify(content.arguments ?? {}) ?? '{}');
+      span.setAttribute(ATTR.genAiToolCallResult, result.ok ? (JSON.stringify(result.body) ?? 'null') : (result.message ?? outcome));
+    }
+    if (!result.ok) {
+      span.setAttribute(ATTR.errorType, outcome);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    span.end();
+  }
+  if (m.enabled) m.toolDuration.record(seconds(startedAt), result.ok ? { [ATTR.genAiToolName]: toolName } : { [ATTR.genAiToolName]: toolName, [ATTR.errorType]: outcome });
+  return result;
+}
+
+/** Adds an event (approval asked, poll held, wake-up…) to the active span, if one is recording. */
+export function spanEvent(name: string, attributes?: Attributes): void {
+  const span = trace.getSpan(context.active());
+  if (span?.isRecording()) span.addEvent(name, attributes);
+}
+
+/**
+ * ` trace_id=… span_id=…` of the active span (recording or carried from the caller), for a log line;
+ * empty when there is none.
+ *
+ * @example
+ * logger.error(`Could not store a turn: ${reason}${traceSuffix()}`);
+ */
+export function traceSuffix(): string {
+  const span = trace.getSpan(context.active());
+  if (!span) return '';
+  const { traceId, spanId } = span.spanContext();
+  if (!trace.isSpanContextValid(span.spanContext())) return '';
+  return ` trace_id=${traceId} span_id=${spanId}`;
+}
+
+/** A short, bounded error type: the error's class name (never its message, which may quote input). */
+function errorTypeOf(error: unknown): string {
+  const name = (error as { name?: unknown } | undefined)?.name;
+  const status = (error as { status?: unknown } | undefined)?.status;
+  if (typeof status === 'number') return String(status);
+  return typeof name === 'string' && /^[A-Za-z0-9_.]{1,64}$/.test(name) ? name : 'Error';
+}
