@@ -11,7 +11,7 @@ const V1 = { 'A2A-Version': '1.0' };
 describe('A2A door: the agent card', () => {
   const agent = useSampleAgent({ apiKey: API_KEY });
 
-  it('is public and describes the agent: name, version, JSON-RPC interface at 1.0 and 0.3, streaming, modes', async () => {
+  it('is public and describes the agent: name, version, JSON-RPC and HTTP+JSON interfaces at 1.0 and 0.3 (issue 38, item 2), streaming, push, modes', async () => {
     const res = await fetch(`${agent.url}${CARD}`, { headers: V1 });
     expect(res.status).toBe(200);
     const card = await res.json();
@@ -19,13 +19,15 @@ describe('A2A door: the agent card', () => {
       name: 'Text Analysis Agent',
       description: 'AI agent specialized in text processing and analysis',
       version: '1.0.0',
-      capabilities: { streaming: true },
+      capabilities: { streaming: true, pushNotifications: true },
       defaultInputModes: ['text/plain', 'application/json'],
       defaultOutputModes: ['text/plain', 'application/json'],
     });
     expect(card.supportedInterfaces).toEqual([
       { url: `${agent.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url: `${agent.url}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
       { url: `${agent.url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      { url: `${agent.url}/a2a/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
     ]);
   });
 
@@ -76,6 +78,28 @@ describe('A2A door: the agent card', () => {
     expect((await get(`${agent.url}${CARD}`, { ...V1, 'If-None-Match': '"other"' })).status).toBe(200);
     // Each protocol version has its own representation, hence its own tag.
     expect((await get(`${agent.url}${CARD}`, {})).headers.etag).not.toBe(etag);
+  });
+
+  it('issue 38, item 6: a strong ETag, Last-Modified, and 304 to a conditional request even with Cache-Control: no-cache (a browser reload)', async () => {
+    const first = await get(`${agent.url}${CARD}`, V1);
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^"[0-9a-f]+"$/);
+    expect(new Date(first.headers['last-modified'] as string).getTime()).toBeLessThanOrEqual(Date.now());
+    expect((await get(`${agent.url}${CARD}`, { ...V1, 'If-None-Match': etag, 'Cache-Control': 'no-cache', Pragma: 'no-cache' })).status).toBe(304);
+    // The weak form a cache may send still matches (weak comparison, RFC 9110 13.1.2).
+    expect((await get(`${agent.url}${CARD}`, { ...V1, 'If-None-Match': `W/${etag}` })).status).toBe(304);
+    // Without a condition, no-cache gets the full card.
+    expect((await get(`${agent.url}${CARD}`, { ...V1, 'Cache-Control': 'no-cache' })).status).toBe(200);
+  });
+
+  it('issue 38, item 6: CORS — any page may read the public card; the preflight is answered', async () => {
+    const res = await fetch(`${agent.url}${CARD}`, { headers: { ...V1, Origin: 'https://elsewhere.example' } });
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('access-control-expose-headers')).toMatch(/ETag/);
+    const preflight = await fetch(`${agent.url}${CARD}`, { method: 'OPTIONS', headers: { Origin: 'https://elsewhere.example', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'a2a-version' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-headers')).toBe('a2a-version');
   });
 
   it('is also found under the A2A endpoint (for a client given the catalog\'s endpoint as its base URL)', async () => {

@@ -38,14 +38,14 @@ describe('A2A door: security', () => {
       expect(result.artifacts[0].parts.map((p: { kind: string; text: string }) => p.text).join('')).toMatch(/\S/);
     });
 
-    it('bad requests get a clear JSON error, never a stack: body too large (413), invalid JSON (400), wrong method (405)', async () => {
+    it('bad requests get a clear JSON error, never a stack: body too large (413), invalid JSON (JSON-RPC -32700, issue 38 item 1), wrong method (405)', async () => {
       const key = { Authorization: `Bearer ${API_KEY}` };
       const huge = await post(v1Send('x'.repeat(1024 * 1024 + 10)), key);
       expect(huge.status).toBe(413);
       expect(await huge.json()).toEqual({ error: 'payload_too_large', message: expect.any(String) });
       const broken = await post('{"jsonrpc": "2.0", ', key);
-      expect(broken.status).toBe(400);
-      expect(await broken.json()).toEqual({ error: 'invalid_json', message: expect.any(String) });
+      expect(broken.status).toBe(200);
+      expect(await broken.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Invalid JSON payload.', data: expect.any(Array) } });
       const get = await fetch(`${agent.url}/a2a`, { headers: key });
       expect(get.status).toBe(405);
       expect(get.headers.get('allow')).toBe('POST');

@@ -35,7 +35,7 @@ describe('Embedded PostgreSQL (PGlite) is the zero-setup default, and keeps its 
     const res = await fetch(`${agent.url}/.well-known/restap.json`);
     expect(res.status).toBe(200);
     const tables = await agent.app.get(DataSource).query(`SELECT tablename FROM pg_tables WHERE tablename LIKE 'restap_%' ORDER BY 1`);
-    expect(tables.map((t: { tablename: string }) => t.tablename)).toEqual(['restap_a2a_tasks', 'restap_approvals', 'restap_news', 'restap_news_sequences', 'restap_replicas', 'restap_sessions', 'restap_talk_frames', 'restap_turns']);
+    expect(tables.map((t: { tablename: string }) => t.tablename)).toEqual(['restap_a2a_push_configs', 'restap_a2a_tasks', 'restap_approvals', 'restap_mcp_sessions', 'restap_news', 'restap_news_sequences', 'restap_replicas', 'restap_sessions', 'restap_talk_frames', 'restap_turns']);
     await agent.app.get(DataSource).query(`INSERT INTO restap_sessions (key_hash) VALUES ($1)`, [Buffer.from('written-before-restart')]);
   });
 

@@ -70,7 +70,7 @@ describe('An existing Nest backend gains RESTAP by adding the module and decorat
   });
 
   it('its table and its migration are untouched; RESTAP adds its own tables and migration beside them', async () => {
-    expect(await tables()).toEqual([...beforeTables, 'restap_a2a_tasks', 'restap_approvals', 'restap_news', 'restap_news_sequences', 'restap_replicas', 'restap_sessions', 'restap_talk_frames', 'restap_turns'].sort());
+    expect(await tables()).toEqual([...beforeTables, 'restap_a2a_push_configs', 'restap_a2a_tasks', 'restap_approvals', 'restap_mcp_sessions', 'restap_news', 'restap_news_sequences', 'restap_replicas', 'restap_sessions', 'restap_talk_frames', 'restap_turns'].sort());
     const migrations = await db.query<{ name: string }>(`SELECT name FROM migrations ORDER BY id`);
     expect(migrations.map((m) => m.name)).toEqual(['CreateWidgets1700000000000', ...RESTAP_MIGRATIONS.map((m) => m.name)]);
     expect(await db.query(`SELECT name, stock FROM widgets WHERE id = 1`)).toEqual([{ name: 'sprocket', stock: 3 }]);

@@ -48,7 +48,7 @@ describe('MCP door security on the sample (API key set)', () => {
     expect(local.status).toBe(200);
   });
 
-  it('a body over limits.bodyBytes is 413 payload_too_large; a non-JSON body 415; malformed JSON 400 invalid_json', async () => {
+  it('a body over limits.bodyBytes is 413 payload_too_large; a non-JSON body 415; malformed JSON 400 with the JSON-RPC parse error -32700 (issue 38, item 1)', async () => {
     const auth = { 'X-API-Key': API_KEY };
     const big = await post(`${agent.url}/mcp`, { ...INITIALIZE, params: { ...INITIALIZE.params, pad: 'x'.repeat(1024 * 1024 + 1) } }, auth);
     expect(big.status).toBe(413);
@@ -57,7 +57,7 @@ describe('MCP door security on the sample (API key set)', () => {
     expect(text.status).toBe(415);
     const broken = await post(`${agent.url}/mcp`, '{"jsonrpc": ', auth);
     expect(broken.status).toBe(400);
-    expect(await broken.json()).toMatchObject({ error: 'invalid_json' });
+    expect(await broken.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
   });
 
   it('a malformed Restap-Session-Id is 400 invalid_session_id, as on /news', async () => {

@@ -38,12 +38,12 @@ describe('issue 32 — hardening of the MCP and A2A doors and the playground', (
       ['no Content-Type', undefined],
       ['text/plain (what a no-cors fetch or a form sends)', 'text/plain'],
       ['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded'],
-    ])('/a2a answers 415 unsupported_media_type to a body with %s, and nothing runs', async (_what, type) => {
+    ])('/a2a answers 415 to a body with %s (as A2A\'s ContentTypeNotSupportedError, -32005: issue 38), and nothing runs', async (_what, type) => {
       const headers: Record<string, string> = { 'A2A-Version': '1.0' };
       if (type) headers['Content-Type'] = type;
       const answer = await rawRequest(app.url, { method: 'POST', path: '/a2a', headers, body: sendMessage(1) });
       expect(answer.status).toBe(415);
-      expect(JSON.parse(answer.text)).toEqual({ error: 'unsupported_media_type', message: expect.any(String) });
+      expect(JSON.parse(answer.text)).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32005, message: expect.any(String) } });
       expect(app.brain.calls).toBe(0);
     });
 

@@ -56,13 +56,16 @@ export class AppModule {
             ...(config.maxStreamsPerClient ? { maxWaitingPerClient: config.maxStreamsPerClient } : {}),
           },
           packages: samplePackages(config.packagesDir),
-          // The A2A door: agent card at /.well-known/agent-card.json, JSON-RPC at /a2a, behind the same guards.
+          // The A2A door: agent card at /.well-known/agent-card.json, JSON-RPC at /a2a, HTTP+JSON at
+          // /a2a/rest, push notifications to public webhooks (and the hosts RESTAP_A2A_PUSH_ALLOW_HOSTS names), behind the same guards.
           a2a: {
             enabled: true,
+            pushNotifications: { allowHosts: config.pushAllowHosts ?? [] },
             ...(config.apiKey ? { securitySchemes: { bearer: { type: 'http' as const, scheme: 'bearer', description: 'The API key (RESTAP_API_KEY) as a bearer token; X-API-Key works too.' } } } : {}),
           },
           playground: { enabled: config.playground !== false, path: PLAYGROUND_PATH },
-          mcp: { enabled: true },
+          // MCP: stateless for 2026-07-28 clients, sessions (kept in PostgreSQL) for 2025-era ones.
+          mcp: { enabled: true, sessions: config.mcpSessions !== false },
           ...(config.requireApproval ? { approval: { require: requireApprovalOf(config.requireApproval) } } : {}),
           // Message text and tool arguments in traces only when asked (docs/observability.md).
           ...(config.captureContent ? { telemetry: { captureContent: true } } : {}),

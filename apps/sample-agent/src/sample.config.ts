@@ -47,6 +47,13 @@ export interface SampleConfig {
    */
   packagesDir?: string;
   /**
+   * RESTAP_A2A_PUSH_ALLOW_HOSTS: comma-separated webhook hosts A2A push notifications may reach
+   * although they are loopback or private (a2a.pushNotifications.allowHosts); unset: public hosts only.
+   */
+  pushAllowHosts?: string[];
+  /** RESTAP_MCP_SESSIONS=0 turns off the stateful mode for 2025-era MCP clients (mcp.sessions); on by default. */
+  mcpSessions?: boolean;
+  /**
    * RESTAP_REQUIRE_APPROVAL: comma-separated capability ids (e.g. `text.reverse`) that a person must
    * approve before any door runs them (the module's `approval.require`; docs/approvals.md).
    */
@@ -89,6 +96,8 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
     agui: env.RESTAP_AGUI !== '0',
     resume: env.RESTAP_TALK_RESUME !== '0',
     packagesDir: resolve(env.RESTAP_PACKAGES_DIR || 'dist/packages'),
+    pushAllowHosts: listFromEnv(env.RESTAP_A2A_PUSH_ALLOW_HOSTS),
+    mcpSessions: env.RESTAP_MCP_SESSIONS !== '0',
     requireApproval: listFromEnv(env.RESTAP_REQUIRE_APPROVAL),
     captureContent: env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true' ? true : undefined,
   };

@@ -23,7 +23,7 @@ export * from './exceptions';
 export { assertStorableText, assertStorableJsonb, toStorableText } from './text/storable-text';
 export { RestapExpressAdapter } from './doors/kit/http/restap-express.adapter';
 export { RestapExceptionFilter } from './doors/kit/http/restap-exception.filter';
-export { RESTAP_ENTITIES, RESTAP_MIGRATIONS, RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity, RestapA2aTaskEntity, RestapReplicaEntity, RestapApprovalEntity } from './persistence';
+export { RESTAP_ENTITIES, RESTAP_MIGRATIONS, RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity, RestapA2aTaskEntity, RestapReplicaEntity, RestapApprovalEntity, RestapA2aPushConfigEntity, RestapMcpSessionEntity } from './persistence';
 export { ApprovalService, APPROVAL_ID_PATTERN } from './core/approvals/approval.service';
 export type { DecidedApproval } from './core/approvals/approval.service';
 export type { ApprovalRequest, ApprovalAnswer } from './core/approvals/approval.types';

@@ -97,7 +97,7 @@ describe('resolveOptions: invalid options fail startup with what to fix', () => 
 describe('resolveOptions: mcp (issue 15)', () => {
   it('is off by default at /mcp, and the catalog protocols are left as given', () => {
     const resolved = resolveOptions({ agent, protocols: { a2a: { available: false } } });
-    expect(resolved.mcp).toEqual({ enabled: false, path: '/mcp', allowedOrigins: [] });
+    expect(resolved.mcp).toEqual({ enabled: false, path: '/mcp', allowedOrigins: [], sessions: false });
     expect(resolved.protocols).toEqual({ a2a: { available: false } });
   });
 
@@ -111,6 +111,31 @@ describe('resolveOptions: mcp (issue 15)', () => {
     expect(failure({ agent, mcp: { enabled: true, path: '/mcp/../x' } })).toMatch(/mcp\.path/);
     expect(failure({ agent, mcp: { enabled: 'yes' } })).toMatch(/mcp\.enabled/);
     expect(failure({ agent, mcp: { allowedOrigins: [''] } })).toMatch(/mcp\.allowedOrigins/);
+  });
+});
+
+describe('resolveOptions: sessions for 2025-era MCP clients, the HTTP+JSON binding, push notifications (issue 38)', () => {
+  it('mcp.sessions is off by default (stateless for every era); true takes the defaults', () => {
+    expect(resolveOptions({ agent }).mcp.sessions).toBe(false);
+    expect(resolveOptions({ agent, mcp: { sessions: true } }).mcp.sessions).toEqual({ ttlMs: 86_400_000, idleMs: 600_000, maxPerInstance: 1000 });
+    expect(resolveOptions({ agent, mcp: { sessions: { idleMs: 5000 } } }).mcp.sessions).toMatchObject({ idleMs: 5000 });
+    expect(failure({ agent, mcp: { sessions: { ttlMs: 0 } } })).toMatch(/mcp\.sessions\.ttlMs/);
+  });
+
+  it('a2a.restPath defaults to <path>/rest, follows a2a.path, and may be false', () => {
+    expect(resolveOptions({ agent }).a2a.restPath).toBe('/a2a/rest');
+    expect(resolveOptions({ agent, a2a: { path: '/agent' } }).a2a.restPath).toBe('/agent/rest');
+    expect(resolveOptions({ agent, a2a: { restPath: false } }).a2a.restPath).toBe(false);
+    expect(failure({ agent, a2a: { restPath: '/a2a' } })).toMatch(/a2a\.restPath/);
+    expect(failure({ agent, a2a: { restPath: 'rest' } })).toMatch(/a2a\.restPath/);
+  });
+
+  it('a2a.pushNotifications is on with public webhooks only; allowHosts are normalised; false turns it off', () => {
+    expect(resolveOptions({ agent }).a2a.pushNotifications).toEqual({ allowHosts: [], allowHttp: true, timeoutMs: 5000, retries: 3, retryBackoffMs: 500, maxConfigsPerTask: 10 });
+    expect(resolveOptions({ agent, a2a: { pushNotifications: { allowHosts: [' Hooks.Internal ', '[::1]'] } } }).a2a.pushNotifications).toMatchObject({ allowHosts: ['hooks.internal', '::1'] });
+    expect(resolveOptions({ agent, a2a: { pushNotifications: false } }).a2a.pushNotifications).toBe(false);
+    expect(failure({ agent, a2a: { pushNotifications: { allowHosts: [''] } } })).toMatch(/allowHosts/);
+    expect(failure({ agent, a2a: { pushNotifications: { retries: -1 } } })).toMatch(/retries/);
   });
 });
 

@@ -1,7 +1,7 @@
 import { CAPABILITY_ID_PATTERN } from './restap.constants';
 import { RestapBootstrapError } from './exceptions/restap-bootstrap.error';
 import { createHash } from 'node:crypto';
-import type { ResolvedRestapA2aOptions, ResolvedRestapApprovalOptions, ResolvedRestapOptions, RestapCorsOptions, RestapMcpOptions, RestapModuleOptions, RestapPlaygroundOptions, RestapAguiOptions, RestapRateLimitOptions, RestapTelemetryOptions, RestapTalkOptions, RestapTalkResumeOptions } from './interfaces/restap-options.interface';
+import type { ResolvedRestapA2aOptions, ResolvedRestapApprovalOptions, RestapA2aOptions, ResolvedRestapOptions, RestapCorsOptions, RestapMcpOptions, RestapModuleOptions, RestapPlaygroundOptions, RestapAguiOptions, RestapRateLimitOptions, RestapTelemetryOptions, RestapTalkOptions, RestapTalkResumeOptions } from './interfaces/restap-options.interface';
 
 const positiveInt = (value: unknown, field: string, required = false): void => {
   if ((required || value !== undefined) && (!Number.isInteger(value) || (value as number) <= 0)) {
@@ -217,9 +217,15 @@ function resolveA2a(value: RestapModuleOptions['a2a']): ResolvedRestapA2aOptions
   }
   positiveInt(a2a.maxParts, 'a2a.maxParts');
   positiveInt(a2a.maxMessageChars, 'a2a.maxMessageChars');
+  const restPath = a2a.restPath === undefined ? `${path}/rest` : a2a.restPath;
+  if (restPath !== false && (typeof restPath !== 'string' || !/^\/[A-Za-z0-9._~\/-]*[A-Za-z0-9._~-]$/.test(restPath) || restPath === path || restPath.startsWith('/.well-known'))) {
+    throw new RestapBootstrapError(`RestapModule option a2a.restPath must be an absolute path other than a2a.path, such as '/a2a/rest', or false; got ${JSON.stringify(restPath)}.`);
+  }
   return {
     enabled: a2a.enabled === true,
     path,
+    restPath,
+    pushNotifications: resolveA2aPush(a2a.pushNotifications),
     ...(a2a.baseUrl ? { baseUrl: a2a.baseUrl.replace(/\/+$/, '') } : {}),
     version: a2a.version ?? '1.0.0',
     securitySchemes: { ...(a2a.securitySchemes ?? {}) },
@@ -229,7 +235,31 @@ function resolveA2a(value: RestapModuleOptions['a2a']): ResolvedRestapA2aOptions
   };
 }
 
-function resolveMcp(value: RestapModuleOptions['mcp']): Required<RestapMcpOptions> {
+function resolveA2aPush(value: RestapA2aOptions['pushNotifications']): ResolvedRestapA2aOptions['pushNotifications'] {
+  if (value === false) return false;
+  const push = value ?? {};
+  if (typeof push !== 'object') throw new RestapBootstrapError('RestapModule option a2a.pushNotifications must be an object or false.');
+  const allowHosts = push.allowHosts ?? [];
+  if (allowHosts !== '*' && (!Array.isArray(allowHosts) || allowHosts.some((h) => typeof h !== 'string' || !h.trim()))) {
+    throw new RestapBootstrapError("RestapModule option a2a.pushNotifications.allowHosts must be a list of hostnames, e.g. ['127.0.0.1'], or '*'.");
+  }
+  positiveInt(push.timeoutMs, 'a2a.pushNotifications.timeoutMs');
+  positiveInt(push.retryBackoffMs, 'a2a.pushNotifications.retryBackoffMs');
+  positiveInt(push.maxConfigsPerTask, 'a2a.pushNotifications.maxConfigsPerTask');
+  if (push.retries !== undefined && (!Number.isInteger(push.retries) || push.retries < 0)) {
+    throw new RestapBootstrapError('RestapModule option a2a.pushNotifications.retries must be a whole number ≥ 0.');
+  }
+  return {
+    allowHosts: allowHosts === '*' ? '*' : allowHosts.map((h) => h.trim().toLowerCase().replace(/^\[|\]$/g, '')),
+    allowHttp: push.allowHttp ?? true,
+    timeoutMs: push.timeoutMs ?? 5_000,
+    retries: push.retries ?? 3,
+    retryBackoffMs: push.retryBackoffMs ?? 500,
+    maxConfigsPerTask: push.maxConfigsPerTask ?? 10,
+  };
+}
+
+function resolveMcp(value: RestapModuleOptions['mcp']): ResolvedRestapOptions['mcp'] {
   if (value !== undefined && (!value || typeof value !== 'object')) {
     throw new RestapBootstrapError('RestapModule option mcp must be { enabled?: boolean, path?: string, allowedOrigins?: string[] }.');
   }
@@ -243,7 +273,17 @@ function resolveMcp(value: RestapModuleOptions['mcp']): Required<RestapMcpOption
   if (!Array.isArray(allowedOrigins) || !allowedOrigins.every((o) => typeof o === 'string' && o.trim() !== '')) {
     throw new RestapBootstrapError("RestapModule option mcp.allowedOrigins must be a list of hostnames, e.g. ['app.example.com'].");
   }
-  return { enabled, path, allowedOrigins: [...allowedOrigins] };
+  return { enabled, path, allowedOrigins: [...allowedOrigins], sessions: resolveMcpSessions(value?.sessions) };
+}
+
+function resolveMcpSessions(value: RestapMcpOptions['sessions']): ResolvedRestapOptions['mcp']['sessions'] {
+  if (value === undefined || value === false) return false;
+  const sessions = value === true ? {} : value;
+  if (!sessions || typeof sessions !== 'object') throw new RestapBootstrapError('RestapModule option mcp.sessions must be true, false or { ttlMs?, idleMs?, maxPerInstance? }.');
+  positiveInt(sessions.ttlMs, 'mcp.sessions.ttlMs');
+  positiveInt(sessions.idleMs, 'mcp.sessions.idleMs');
+  positiveInt(sessions.maxPerInstance, 'mcp.sessions.maxPerInstance');
+  return { ttlMs: sessions.ttlMs ?? 86_400_000, idleMs: sessions.idleMs ?? 600_000, maxPerInstance: sessions.maxPerInstance ?? 1000 };
 }
 
 function resolveRateLimit(value: RestapModuleOptions['rateLimit']): RestapRateLimitOptions | false {

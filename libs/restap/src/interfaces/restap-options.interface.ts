@@ -211,6 +211,22 @@ export interface RestapA2aOptions {
   /** Path of the JSON-RPC endpoint, absolute (no global prefix). @default '/a2a' */
   path?: string;
   /**
+   * Base path of the HTTP+JSON (REST) binding, absolute: `POST <restPath>/message:send`,
+   * `GET <restPath>/tasks/{id}`, … (the SDK's `restHandler`). Both bindings are listed in the
+   * card's `supportedInterfaces` and answer the same. `false` serves JSON-RPC only.
+   * @default `${path}/rest` ('/a2a/rest')
+   */
+  restPath?: string | false;
+  /**
+   * Push notifications (`capabilities.pushNotifications`): a client registers a webhook for a task
+   * (`CreateTaskPushNotificationConfig`, or `configuration.taskPushNotificationConfig` on
+   * SendMessage) and each of the task's updates, its final state included, is POSTed to it by the
+   * SDK's sender from the instance running the task. Configs are kept in PostgreSQL
+   * (restap_a2a_push_configs) per task and owner. `false` turns the feature off (the card says so).
+   * @default {}
+   */
+  pushNotifications?: RestapA2aPushOptions | false;
+  /**
    * Public base URL written into the card's interface URLs (`https://agent.example.com`), as clients
    * reach the agent behind a proxy. @default the scheme and Host of each card request
    */
@@ -237,6 +253,28 @@ export interface RestapA2aOptions {
    * its metadata and ids, one per number (more: JSON-RPC error -32602). @default 100000, as talk.maxMessageLength
    */
   maxMessageChars?: number;
+}
+
+/** Push-notification webhooks of the A2A door (`a2a.pushNotifications`). */
+export interface RestapA2aPushOptions {
+  /**
+   * Webhook hosts allowed although they are (or resolve to) loopback, private, link-local or
+   * other non-public addresses, which are refused by default (SSRF: a client could otherwise make
+   * the agent POST into its own network). Hostnames or IP literals, exact match, e.g.
+   * `['hooks.internal', '127.0.0.1']`; `'*'` allows every host. The sample reads
+   * `RESTAP_A2A_PUSH_ALLOW_HOSTS` (comma-separated). @default []
+   */
+  allowHosts?: string[] | '*';
+  /** Allow `http:` webhooks (not only `https:`). @default true */
+  allowHttp?: boolean;
+  /** How long one delivery may take before it is aborted, ms. @default 5000 */
+  timeoutMs?: number;
+  /** Deliveries of one update retried after a failure (network error or non-2xx), with doubling backoff. @default 3 */
+  retries?: number;
+  /** Wait before the first retry, ms (then doubled each time). @default 500 */
+  retryBackoffMs?: number;
+  /** Webhooks one task may have. @default 10 */
+  maxConfigsPerTask?: number;
 }
 
 /** A security scheme on the agent card (the OpenAPI subset A2A uses). */
@@ -303,6 +341,26 @@ export interface RestapMcpOptions {
    * `127.0.0.1` and `[::1]` always pass; any other origin gets 403. @default []
    */
   allowedOrigins?: string[];
+  /**
+   * The stateful mode for 2025-era clients (`initialize`, protocol 2025-11-25 and before): the
+   * handshake opens a session (`Mcp-Session-Id`, kept in PostgreSQL so any replica serves it),
+   * the client may open the GET stream, `resources/subscribe` to `restap://news` and receive
+   * `notifications/resources/updated` when an item is committed on any replica, and DELETE ends
+   * the session. 2025-era requests without a session id are still served statelessly, and
+   * 2026-07-28 clients are unaffected (they subscribe through `subscriptions/listen`). `true` for
+   * the defaults. @default false (stateless for every era)
+   */
+  sessions?: boolean | RestapMcpSessionOptions;
+}
+
+/** The stateful mode of the MCP door for 2025-era clients (`mcp.sessions`). */
+export interface RestapMcpSessionOptions {
+  /** A session unused this long is gone (its next request gets 404 and the client initializes again), ms. @default 86400000 (24 h) */
+  ttlMs?: number;
+  /** An instance keeps a session's server in memory this long after its last request (and while its GET stream is open); it is rebuilt from PostgreSQL on the next request, ms. @default 600000 */
+  idleMs?: number;
+  /** Sessions one instance keeps in memory at most; past it the least recently used without an open GET stream is let go. @default 1000 */
+  maxPerInstance?: number;
 }
 
 /** OpenTelemetry (docs/observability.md). Spans and metrics need the host to register the SDK. */
@@ -437,7 +495,7 @@ export interface ResolvedRestapOptions {
   a2a: ResolvedRestapA2aOptions;
   catalogCacheControl: string;
   playground: Required<RestapPlaygroundOptions>;
-  mcp: Required<RestapMcpOptions>;
+  mcp: Required<Omit<RestapMcpOptions, 'sessions'>> & { sessions: Required<RestapMcpSessionOptions> | false };
   agui: Required<RestapAguiOptions>;
   telemetry: Required<RestapTelemetryOptions>;
   approval: ResolvedRestapApprovalOptions;
@@ -452,6 +510,8 @@ export interface ResolvedRestapApprovalOptions {
 export interface ResolvedRestapA2aOptions {
   enabled: boolean;
   path: string;
+  restPath: string | false;
+  pushNotifications: Required<RestapA2aPushOptions> | false;
   baseUrl?: string;
   version: string;
   securitySchemes: Record<string, RestapA2aSecurityScheme>;

@@ -11,12 +11,16 @@ import { RestapApprovalEntity } from './entities/restap-approval.entity';
 import { RestapApprovals1765100000000 } from './migrations/1765100000000-restap-approvals';
 import { RestapTalkFrames1765200000000 } from './migrations/1765200000000-restap-talk-frames';
 import { RestapTalkFrameEntity } from './entities/restap-talk-frame.entity';
+import { RestapA2aPushConfigEntity } from './entities/restap-a2a-push-config.entity';
+import { RestapA2aPushConfigs1765238000000 } from './migrations/1765238000000-restap-a2a-push-configs';
+import { RestapMcpSessionEntity } from './entities/restap-mcp-session.entity';
+import { RestapMcpSessions1765238000001 } from './migrations/1765238000001-restap-mcp-sessions';
 
 /** Entities to add to the host's DataSource when it does not use `autoLoadEntities`. */
-export const RESTAP_ENTITIES = [RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity, RestapA2aTaskEntity, RestapReplicaEntity, RestapApprovalEntity, RestapTalkFrameEntity];
+export const RESTAP_ENTITIES = [RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity, RestapA2aTaskEntity, RestapReplicaEntity, RestapApprovalEntity, RestapTalkFrameEntity, RestapA2aPushConfigEntity, RestapMcpSessionEntity];
 
 /** Migrations to add to the host's DataSource `migrations` (run by `migrationsRun` or the TypeORM CLI). */
-export const RESTAP_MIGRATIONS = [RestapInit1764700000000, RestapToolSteps1764800000000, RestapA2aTasks1764900000000, RestapReplicas1765000000000, RestapApprovals1765100000000, RestapTalkFrames1765200000000];
+export const RESTAP_MIGRATIONS = [RestapInit1764700000000, RestapToolSteps1764800000000, RestapA2aTasks1764900000000, RestapReplicas1765000000000, RestapApprovals1765100000000, RestapTalkFrames1765200000000, RestapA2aPushConfigs1765238000000, RestapMcpSessions1765238000001];
 
 /** Tables the module needs; checked at startup. */
 export const RESTAP_TABLES = ['restap_sessions', 'restap_turns', 'restap_news', 'restap_news_sequences'];
@@ -30,6 +34,8 @@ export const RESTAP_COLUMNS = [
   { table: 'restap_replicas', column: 'id', migration: 'RestapReplicas1765000000000' },
   { table: 'restap_approvals', column: 'id', migration: 'RestapApprovals1765100000000' },
   { table: 'restap_talk_frames', column: 'frames', migration: 'RestapTalkFrames1765200000000' },
+  { table: 'restap_a2a_push_configs', column: 'id', migration: 'RestapA2aPushConfigs1765238000000' },
+  { table: 'restap_mcp_sessions', column: 'id_hash', migration: 'RestapMcpSessions1765238000001' },
 ];
 
-export { RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity, RestapA2aTaskEntity, RestapReplicaEntity, RestapApprovalEntity, RestapInit1764700000000, RestapToolSteps1764800000000, RestapA2aTasks1764900000000, RestapReplicas1765000000000, RestapApprovals1765100000000, RestapTalkFrameEntity, RestapTalkFrames1765200000000 };
+export { RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity, RestapA2aTaskEntity, RestapReplicaEntity, RestapApprovalEntity, RestapInit1764700000000, RestapToolSteps1764800000000, RestapA2aTasks1764900000000, RestapReplicas1765000000000, RestapApprovals1765100000000, RestapTalkFrameEntity, RestapTalkFrames1765200000000, RestapA2aPushConfigEntity, RestapMcpSessionEntity, RestapA2aPushConfigs1765238000000, RestapMcpSessions1765238000001 };

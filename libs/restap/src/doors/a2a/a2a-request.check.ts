@@ -1,5 +1,5 @@
 import type { AgentCard } from '@a2a-js/sdk';
-import { RequestMalformedError, toJsonRpcError, VersionNotSupportedError, type A2AError } from '@a2a-js/sdk/errors';
+import { A2A_ERROR_CODE, JsonRpcRequestMalformedError, RequestMalformedError, toJsonRpcError, VersionNotSupportedError, type A2AError } from '@a2a-js/sdk/errors';
 import { getSupportedVersions, ServerCallContext } from '@a2a-js/sdk/server';
 import type * as A2aLegacy from '@a2a-js/sdk/compat/v0_3/server';
 import { codePointLength } from '../../text/code-points';
@@ -19,6 +19,10 @@ export const MAX_REFERENCE_TASKS = 16;
 const QUOTED_VERSION_CHARS = 16;
 
 const SEND = new Set(['SendMessage', 'SendStreamingMessage', 'message/send', 'message/stream']);
+/** Roles a 1.0 message may carry (protobuf JSON: the enum's name or number). */
+const V1_ROLES = new Set<unknown>(['ROLE_USER', 'ROLE_AGENT', 1, 2]);
+/** RFC 3339 date-time, as protobuf JSON writes a Timestamp. */
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 const BY_TASK_ID = new Set(['GetTask', 'CancelTask', 'SubscribeToTask', 'tasks/get', 'tasks/cancel', 'tasks/resubscribe']);
 
 type Json = Record<string, unknown>;
@@ -68,25 +72,47 @@ export class A2aRequestCheck {
         const quoted = version.length > QUOTED_VERSION_CHARS ? `${version.slice(0, QUOTED_VERSION_CHARS)}…` : version;
         return this.refuse(req, res, new VersionNotSupportedError(`A2A-Version '${quoted}' is not supported: send ${[...this.versions].join(' or ')}.`), false);
       }
-      const problem = this.problemOf(req.body);
+      const legacy = version === this.legacyVersion;
+      const envelope = envelopeProblem(req.body);
+      if (envelope !== undefined) return this.refuse(req, res, new JsonRpcRequestMalformedError({ message: envelope, envelopeCode: A2A_ERROR_CODE.INVALID_REQUEST }), legacy);
+      const problem = this.problemOf(req.body, legacy);
       if (problem === undefined) return rpc(req, res, next);
-      this.refuse(req, res, new RequestMalformedError(problem), version === this.legacyVersion);
+      this.refuse(req, res, new RequestMalformedError(problem), legacy);
     };
   }
 
   /** What is wrong with the request's parameters, if this check judges it; the SDK judges the rest. */
-  problemOf(body: unknown): string | undefined {
+  problemOf(body: unknown, legacy = false): string | undefined {
     if (!isObject(body) || typeof body.method !== 'string' || !isObject(body.params)) return undefined;
-    const { method, params } = body;
-    if (SEND.has(method)) return this.messageProblem(params.message);
+    return this.paramsProblem(body.method, body.params, legacy);
+  }
+
+  /**
+   * The same judgement for a request of either binding: `method` is the 1.0 (or 0.3) method name
+   * the request stands for, `params` its parameters (the JSON-RPC `params`, or the HTTP+JSON body
+   * and path parameters).
+   */
+  paramsProblem(method: string, params: Json, legacy = false): string | undefined {
+    const history = historyProblem(params);
+    if (history) return history;
+    if (SEND.has(method)) return this.messageProblem(params.message, legacy);
     if (BY_TASK_ID.has(method)) return typeof params.id === 'string' && !storableId(params.id) ? 'id is not a task id of this agent: it holds a NUL character.' : undefined;
+    if (method === 'ListTasks') {
+      const after = params.statusTimestampAfter ?? params.status_timestamp_after;
+      if (after !== undefined && (typeof after !== 'string' || !TIMESTAMP.test(after) || Number.isNaN(Date.parse(after)))) {
+        return 'statusTimestampAfter must be an RFC 3339 timestamp such as 2026-01-01T00:00:00Z.';
+      }
+    }
     return undefined;
   }
 
-  private messageProblem(message: unknown): string | undefined {
+  private messageProblem(message: unknown, legacy: boolean): string | undefined {
     if (!isObject(message)) return 'params.message is required: the message to send.';
+    // The SDK reads a 1.0 message without a role as ROLE_UNSPECIFIED and runs it (A2A 1.0: role is required).
+    if (!legacy && !V1_ROLES.has(message.role)) return 'message.role is required: ROLE_USER (or ROLE_AGENT).';
     // Both spellings the SDK reads (protobuf JSON: lowerCamelCase or the field's own name).
     const { parts } = message;
+    if (!Array.isArray(parts) || parts.length === 0) return 'message.parts must hold at least one part.';
     const taskId = message.taskId ?? message.task_id;
     const referenceTaskIds = message.referenceTaskIds ?? message.reference_task_ids;
     if (Array.isArray(parts) && parts.length > this.limits.maxParts) {
@@ -108,7 +134,7 @@ export class A2aRequestCheck {
   }
 
   /** Answers as the SDK's JSON-RPC handler answers an error it maps (HTTP 200, the request's id). */
-  private refuse(req: Request, res: Response, error: A2AError, legacy: boolean): void {
+  refuse(req: Request, res: Response, error: A2AError, legacy: boolean): void {
     const id = (req.body as { id?: unknown } | undefined)?.id;
     res.status(200).json({
       jsonrpc: '2.0',
@@ -122,6 +148,30 @@ export class A2aRequestCheck {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, on purpose
     return (this.legacy ??= require('@a2a-js/sdk/compat/v0_3/server') as typeof A2aLegacy);
   }
+}
+
+/**
+ * What is wrong with a JSON-RPC 2.0 request's envelope (answered -32600 Invalid Request): the SDK
+ * 1.3.0 answers these -32602 Invalid params, JSON-RPC 2.0 section 4 and A2A 1.0 say -32600.
+ */
+export function envelopeProblem(body: unknown): string | undefined {
+  if (!isObject(body)) return 'The request is not a JSON-RPC 2.0 request object (batches are not supported).';
+  if (body.jsonrpc !== '2.0') return 'jsonrpc must be "2.0".';
+  if (typeof body.method !== 'string' || !body.method) return 'method is required: the A2A method to call.';
+  if ('id' in body && body.id !== null && typeof body.id !== 'string' && !Number.isFinite(body.id)) return 'id must be a string, a number or null.';
+  if ('params' in body && body.params !== undefined && !isObject(body.params)) return 'params must be an object.';
+  return undefined;
+}
+
+/** A negative or fractional historyLength (GetTask, ListTasks, SendMessage's configuration). */
+function historyProblem(params: Json): string | undefined {
+  const configuration = isObject(params.configuration) ? params.configuration : {};
+  for (const value of [params.historyLength, params.history_length, configuration.historyLength, configuration.history_length]) {
+    if (value === undefined || value === null) continue;
+    const n = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+    if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) return 'historyLength must be a whole number ≥ 0.';
+  }
+  return undefined;
 }
 
 function isObject(value: unknown): value is Json {

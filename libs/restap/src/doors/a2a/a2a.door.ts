@@ -6,7 +6,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { RESTAP_OPTIONS, SESSION_ID_PATTERN } from '../../restap.constants';
 import { mintSessionId } from '../../sessions/session-id';
 import { RestapRegistry } from '../../core/registry/restap.registry';
-import { InvalidRequestException, MethodNotAllowedException } from '../../exceptions';
+import { InvalidJsonException, InvalidRequestException, MethodNotAllowedException, UnsupportedMediaTypeException, type RestapException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { RestapReplicas } from '../../core/lifecycle/restap-replicas.service';
 import { A2aCaller } from './a2a-caller';
@@ -18,6 +18,11 @@ import { A2aRequestCheck } from './a2a-request.check';
 import { A2aAgentExecutor } from './a2a-agent.executor';
 import { RemoteCancels } from './remote-cancels';
 import { buildAgentCard, cardFor } from './agent-card.factory';
+import { answerCardPreflight, prepareCardResponse } from './agent-card.http';
+import { A2aPushStore } from './a2a-push.store';
+import { createPushSender } from './a2a-push.sender';
+import { restMethodOf, type RestCall } from './a2a-rest.routes';
+import { A2A_ERROR_CODE, ContentTypeNotSupportedError, JsonRpcRequestMalformedError, RequestMalformedError, toJsonRpcError, toRestErrorBody } from '@a2a-js/sdk/errors';
 import { writeDoorError as fail } from '../kit/http/door-error.writer';
 import { isValidHost } from '../kit/http/host-header';
 import { StreamListenerBusManager } from './stream-listener.bus';
@@ -58,8 +63,16 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
   private readonly admission: DoorPipeline;
   /** The endpoint's checks after the host's middleware: its guards, the stream caps. */
   private readonly endpoint: DoorPipeline;
+  /** The HTTP+JSON binding's checks before the host's middleware, answered in that binding's error shape. */
+  private readonly restAdmission: DoorPipeline;
+  /** The HTTP+JSON binding's checks after the host's middleware: guards, A2aRequestCheck's parameter checks, stream caps. */
+  private readonly restEndpoint: DoorPipeline;
   private card?: AgentCard;
+  /** When the card was built (its Last-Modified), to the second as HTTP dates go. */
+  private readonly cardBuiltAt = new Date(Math.floor(Date.now() / 1000) * 1000);
   private rpc?: RequestHandler;
+  private rest?: RequestHandler;
+  private check?: A2aRequestCheck;
   private readonly cards = new Map<string, RequestHandler>();
 
   constructor(
@@ -70,6 +83,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     private readonly executor: A2aAgentExecutor,
     private readonly remote: RemoteCancels,
     private readonly replicas: RestapReplicas,
+    private readonly pushStore: A2aPushStore,
     kit: DoorKit,
   ) {
     this.admission = new DoorPipeline([
@@ -79,9 +93,21 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
       // A body must say it is JSON (`application/json`, or A2A's `application/a2a+json`): a browser
       // page elsewhere can send `text/plain` or no type at all without asking (no CORS preflight),
       // so anything else is 415 before it is read — no capability runs for a cross-site form.
-      kit.jsonBody('A2A messages are application/json (or application/a2a+json).'),
+      // Malformed JSON is JSON-RPC's -32700, a non-JSON body HTTP 415 with -32005 as its body (issue 38).
+      kit.jsonBody('A2A messages are application/json (or application/a2a+json).', undefined, (res, error) => refuseBody(res, error, false)),
     ]);
     this.endpoint = new DoorPipeline([kit.hostGuards(A2aEndpoint), kit.streamSlot((req) => streams(req.body))]);
+    this.restAdmission = new DoorPipeline([
+      (req, res, next) => (REST_METHODS.includes(req.method) ? next() : fail(res, new MethodNotAllowedException(REST_METHODS, `${req.method} is not allowed here: the A2A HTTP+JSON binding takes ${REST_METHODS.join(', ')}.`))),
+      kit.refuseWhileDraining(),
+      kit.rateLimit('a2a'),
+      kit.jsonBody('A2A messages are application/json (or application/a2a+json).', undefined, (res, error) => refuseBody(res, error, true)),
+    ]);
+    this.restEndpoint = new DoorPipeline([
+      kit.hostGuards(A2aEndpoint),
+      (req, res, next) => this.checkRest(req, res, next),
+      kit.streamSlot((req) => REST_CALLS.get(req)?.streams === true),
+    ]);
     if (!options.a2a.enabled) return;
     adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.admit(req, res, next));
   }
@@ -95,10 +121,11 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
   onApplicationBootstrap(): void {
     if (!this.options.a2a.enabled) return;
     const talk = this.options.talk.enabled && this.registry.getTalkHandler() !== undefined;
+    const { restPath, pushNotifications: push } = this.options.a2a;
     this.card = buildAgentCard({ options: this.options, capabilities: this.registry.getCapabilities(), talk });
     // The request handler checks versions and streaming against the card; its URLs are not used.
     const handler = new ReplicaAwareRequestHandler(
-      cardFor(this.card, this.options.a2a.baseUrl ?? 'http://localhost', this.options.a2a.path),
+      cardFor(this.card, this.options.a2a.baseUrl ?? 'http://localhost', this.options.a2a.path, restPath),
       this.tasks,
       this.executor,
       // One scope for every caller: the task store decides who may see a task, before any bus is used.
@@ -107,14 +134,19 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
       // A runner is alive while its heartbeat is (RestapReplicas); a dead one's tasks are failed by the sweep.
       this.replicas,
       this.remote,
+      push ? { store: this.pushStore, sender: createPushSender(this.pushStore, push) } : undefined,
     );
-    this.rpc = sdkExpress().jsonRpcHandler({
+    const sdk = sdkExpress();
+    this.check = new A2aRequestCheck(this.card, this.options.a2a.path, this.options.a2a);
+    this.rpc = this.check.guard(sdk.jsonRpcHandler({
       requestHandler: handler,
       userBuilder: async (req) => this.userOf(req),
       legacyCompat: { enabled: true },
-    });
-    this.rpc = new A2aRequestCheck(this.card, this.options.a2a.path, this.options.a2a).guard(this.rpc);
-    this.logger.log(`A2A: agent card at ${CARD_PATH}, JSON-RPC at ${this.options.a2a.path}`);
+    }));
+    if (restPath !== false) {
+      this.rest = sdk.restHandler({ requestHandler: handler, userBuilder: async (req) => this.userOf(req), legacyCompat: { enabled: true } });
+    }
+    this.logger.log(`A2A: agent card at ${CARD_PATH}, JSON-RPC at ${this.options.a2a.path}${restPath === false ? '' : `, HTTP+JSON at ${restPath}`}${push ? ', push notifications on' : ''}`);
     if (this.options.a2a.baseUrl === undefined && process.env.NODE_ENV === 'production') {
       this.logger.warn('A2A: a2a.baseUrl is not set, so the card\'s URLs come from each request\'s Host header: set it to the public URL clients reach the agent by.');
     }
@@ -124,19 +156,41 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     return this.rpc !== undefined && doorPathOf(req) === this.options.a2a.path;
   }
 
+  /** True for a path of the HTTP+JSON binding (its base path and below). */
+  private isRest(path: string): boolean {
+    const { restPath } = this.options.a2a;
+    return restPath !== false && this.rest !== undefined && (path === restPath || path.startsWith(`${restPath}/`));
+  }
+
   /** The card, and the endpoint's checks before the host's middleware (no body is read unless they pass). */
   private admit(req: Request, res: Response, next: NextFunction): void {
     const path = doorPathOf(req);
-    if ((path === CARD_PATH || path === `${this.options.a2a.path}${CARD_PATH}`) && (req.method === 'GET' || req.method === 'HEAD') && this.card) {
-      const handler = this.cardHandler(req, res);
-      return handler ? mounted(handler, req, res, next) : undefined;
+    if ((path === CARD_PATH || path === `${this.options.a2a.path}${CARD_PATH}`) && this.card) {
+      if (req.method === 'OPTIONS') return answerCardPreflight(req, res);
+      if (req.method === 'GET' || req.method === 'HEAD') {
+        const handler = this.cardHandler(req, res);
+        if (!handler) return undefined;
+        prepareCardResponse(req, res, this.cardBuiltAt);
+        return mounted(handler, req, res, next);
+      }
     }
+    if (this.isRest(path)) return this.restAdmission.run(req, res, undefined, next);
     if (path !== this.options.a2a.path || !this.rpc) return next();
     this.admission.run(req, res, undefined, next);
   }
 
   /** The endpoint, after the host's middleware: its guards, the stream caps, then the SDK, in the request's server span (a2aDoorSpan). */
   private serveEndpoint(req: Request, res: Response, next: NextFunction): void {
+    const path = doorPathOf(req);
+    if (this.isRest(path)) {
+      const restPath = this.options.a2a.restPath as string;
+      const subPath = path.slice(restPath.length) || '/';
+      const rest = this.rest as RequestHandler;
+      // The HTTP+JSON binding's server span is named after the HTTP method and the binding's base path.
+      return void context.with(a2aDoorSpan(req, res, restPath), () =>
+        this.restEndpoint.run(req, res, undefined, () => mountedAt(rest, subPath, req, res, (error?: unknown) => (error ? fail(res, error) : next()))),
+      );
+    }
     if (!this.isEndpoint(req)) return next();
     context.with(a2aDoorSpan(req, res, this.options.a2a.path), () => this.guardAndServe(req, res, next));
   }
@@ -144,6 +198,22 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
   private guardAndServe(req: Request, res: Response, next: NextFunction): void {
     const rpc = this.rpc as RequestHandler;
     this.endpoint.run(req, res, undefined, () => mounted(rpc, req, res, (error?: unknown) => (error ? fail(res, error) : next())));
+  }
+
+  /**
+   * A request of the HTTP+JSON binding (1.0) seen as the JSON-RPC call it stands for: the checks
+   * A2aRequestCheck makes on JSON-RPC, refused in the binding's own error shape (400 + AIP-193
+   * body); the call is kept for the stream caps and the request's A2aCaller (see userOf).
+   */
+  private checkRest(req: Request, res: Response, next: () => void): void {
+    const subPath = doorPathOf(req).slice((this.options.a2a.restPath as string).length) || '/';
+    const call = req.headers['a2a-version'] === '1.0' ? restMethodOf(req.method, subPath, req.body, req.query) : undefined;
+    if (call) {
+      const problem = this.check?.paramsProblem(call.method, call.params);
+      if (problem !== undefined) return void res.status(400).json(toRestErrorBody(new RequestMalformedError(problem), 400));
+      REST_CALLS.set(req, call);
+    }
+    next();
   }
 
   /**
@@ -161,7 +231,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     const origin = baseUrl ?? `${req.protocol}://${req.headers.host as string}`;
     let handler = this.cards.get(origin);
     if (!handler) {
-      const card = servedCard(cardFor(this.card as AgentCard, origin, this.options.a2a.path));
+      const card = servedCard(cardFor(this.card as AgentCard, origin, this.options.a2a.path, this.options.a2a.restPath));
       handler = sdkExpress().agentCardHandler({ agentCardProvider: async () => card, legacyCompat: { enabled: true }, cache: { maxAge: maxAgeOf(this.options.catalogCacheControl) } });
       if (this.cards.size < MAX_ORIGINS) this.cards.set(origin, handler);
     }
@@ -171,8 +241,11 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
   /** The SDK's `User` for a request: its identity (hashed in storage), headers, and the context it names. */
   private userOf(req: Request): A2aCaller {
     const caller = { headers: req.headers, ip: req.ip };
-    const minted = newContextIdOf(req.body);
-    return new A2aCaller(caller, this.options.a2a.identify(caller), minted ?? contextHintOf(req.body), minted);
+    // An HTTP+JSON request is read as the JSON-RPC call it stands for (see checkRest).
+    const rest = REST_CALLS.get(req);
+    const body: unknown = rest ? { method: rest.method, params: rest.params } : req.body;
+    const minted = newContextIdOf(body);
+    return new A2aCaller(caller, this.options.a2a.identify(caller), minted ?? contextHintOf(body), minted);
   }
 }
 
@@ -206,6 +279,43 @@ function mounted(handler: RequestHandler, req: Request, res: Response, next: (er
     next(error);
   });
 }
+
+/**
+ * A body the door refuses, answered in the binding's own terms where A2A has them (the SDK's own
+ * errors, which it cannot give here since the door reads the body): malformed JSON is JSON-RPC's
+ * -32700 with a null id (HTTP 200), or the HTTP+JSON binding's 400; a body that is not JSON is
+ * HTTP 415 still (a form or no-cors fetch is refused at the HTTP level) with ContentTypeNotSupported
+ * (-32005) as its JSON-RPC body, or the binding's 415 body. Anything else: the module's JSON error.
+ */
+function refuseBody(res: Response, error: RestapException, rest: boolean): void {
+  if (error instanceof InvalidJsonException) {
+    if (rest) return void res.status(400).json(toRestErrorBody(new RequestMalformedError('Invalid JSON payload.'), 400));
+    return void res.status(200).json({ jsonrpc: '2.0', id: null, error: toJsonRpcError(new JsonRpcRequestMalformedError({ message: 'Invalid JSON payload.', envelopeCode: A2A_ERROR_CODE.PARSE_ERROR })) });
+  }
+  if (error instanceof UnsupportedMediaTypeException) {
+    const notSupported = new ContentTypeNotSupportedError(error.message);
+    if (rest) return void res.status(415).json(toRestErrorBody(notSupported, 415));
+    return void res.status(415).json({ jsonrpc: '2.0', id: null, error: toJsonRpcError(notSupported) });
+  }
+  fail(res, error);
+}
+
+/** Runs the SDK's HTTP+JSON router on the request as if mounted at `a2a.restPath` (`subPath` is the rest of the path). */
+function mountedAt(handler: RequestHandler, subPath: string, req: Request, res: Response, next: (error?: unknown) => void): void {
+  const url = req.url;
+  const query = url.indexOf('?');
+  req.url = query === -1 ? subPath : `${subPath}${url.slice(query)}`;
+  void handler(req, res, (error?: unknown) => {
+    req.url = url;
+    next(error);
+  });
+}
+
+/** The HTTP methods of the HTTP+JSON binding. */
+const REST_METHODS = ['GET', 'POST', 'DELETE'];
+
+/** The 1.0 method a request of the HTTP+JSON binding stands for, with its parameters (see checkRest). */
+const REST_CALLS = new WeakMap<Request, RestCall>();
 
 const SEND_METHODS = new Set(['SendMessage', 'SendStreamingMessage', 'message/send', 'message/stream']);
 

@@ -34,7 +34,7 @@ export function buildAgentCard(source: AgentCardSource): AgentCard {
     version: a2a.version,
     capabilities: {
       streaming: true,
-      pushNotifications: false,
+      pushNotifications: a2a.pushNotifications !== false,
       extendedAgentCard: false,
       extensions: source.capabilities.length
         ? [{
@@ -55,10 +55,14 @@ export function buildAgentCard(source: AgentCardSource): AgentCard {
   };
 }
 
-/** The card as served from `origin` (`https://host`): the JSON-RPC interface at 1.0 and at 0.3. */
-export function cardFor(card: AgentCard, origin: string, path: string): AgentCard {
+/**
+ * The card as served from `origin` (`https://host`): the JSON-RPC interface (the preferred one,
+ * first) and, unless `restPath` is false, the HTTP+JSON interface, each at 1.0 and at 0.3.
+ */
+export function cardFor(card: AgentCard, origin: string, path: string, restPath: string | false = false): AgentCard {
   const jsonRpc = { url: `${origin}${path}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION };
-  return { ...card, supportedInterfaces: duplicateInterfacesForLegacy([jsonRpc], ['JSONRPC']) };
+  const rest = restPath === false ? [] : [{ url: `${origin}${restPath}`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION }];
+  return { ...card, supportedInterfaces: duplicateInterfacesForLegacy([jsonRpc, ...rest], ['JSONRPC', ...(rest.length ? ['HTTP+JSON'] : [])]) };
 }
 
 function talkSkill(options: ResolvedRestapOptions): AgentSkill {

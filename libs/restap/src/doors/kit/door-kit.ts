@@ -7,7 +7,7 @@ import { RestapDrain } from '../../core/lifecycle/restap-drain.service';
 import { RestapRateLimit } from './rate-limit/restap-rate-limit';
 import { DoorGuards, type DoorEndpoint } from './guards/door-guards';
 import { DoorStreams } from './http/door-streams';
-import { JsonBodyReader } from './http/json-body.reader';
+import { JsonBodyReader, type JsonBodyRefusal } from './http/json-body.reader';
 import { lingeringClose } from './http/lingering-close';
 import { writeDoorError } from './http/door-error.writer';
 import type { DoorStep } from './door-pipeline';
@@ -55,12 +55,14 @@ export class DoorKit {
 
   /**
    * Reads a JSON body with the module's limits when `reads(req, context)` (default: any request
-   * with a body). `notJson` ends the 415's message: what the door takes instead.
+   * with a body). `notJson` ends the 415's message: what the door takes instead. `refuse` answers
+   * a refusal in the door's protocol where it has its own (A2A's -32700 and -32005, MCP's -32700);
+   * default: the module's JSON error shape.
    */
-  jsonBody<C>(notJson: string, reads?: (req: Request, context: C) => boolean): DoorStep<C> {
+  jsonBody<C>(notJson: string, reads?: (req: Request, context: C) => boolean, refuse?: JsonBodyRefusal): DoorStep<C> {
     return (req, res, next, context) => {
       if (reads && !reads(req, context)) return next();
-      this.json.read(req, res, next, notJson);
+      this.json.read(req, res, next, notJson, refuse);
     };
   }
 

@@ -34,7 +34,7 @@ export const ERROR_META_KEY = 'io.restap/error';
  */
 export function capabilityToolRegistrations(tools: CapabilityTools, approvals?: ApprovalService): McpRegistration[] {
   return tools.list().map((tool) => {
-    const outputSchema = objectSchema(tool.outputSchema);
+    const outputSchema = structuredSchema(tool.outputSchema);
     const config = {
       title: tool.title,
       ...(tool.description ? { description: tool.description } : {}),
@@ -43,16 +43,33 @@ export function capabilityToolRegistrations(tools: CapabilityTools, approvals?: 
       annotations: annotationsOf(tool),
       _meta: { [CAPABILITY_META_KEY]: tool.capabilityId },
     };
-    const structured = outputSchema !== undefined;
+    const structured = outputSchema === undefined ? undefined : tool.outputSchema?.type === 'array' ? 'wrapped' : 'object';
     const handler = async (args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> => {
       const { caller } = callOf(ctx);
       const answer = approvalAnswerOf(ctx.mcpReq._meta);
       if (answer === INVALID_ANSWER) return toolError(`_meta["${APPROVAL_META_KEY}"] must be {"id": "apr_…", "decision": "approve" | "deny"}.`, 'invalid_request', 400);
       const gate = approvals?.gateFor('mcp', caller, answer);
-      return toToolResult(await tools.call(tool.name, args ?? {}, caller, ctx.mcpReq.signal, undefined, gate), structured, tool.name);
+      const started = performance.now();
+      const result = await tools.call(tool.name, args ?? {}, caller, ctx.mcpReq.signal, undefined, gate);
+      await logCall(ctx, tool.capabilityId, result, performance.now() - started);
+      return toToolResult(result, structured, tool.name);
     };
     return { tool: tool.name, register: (server: McpServer) => void server.registerTool(tool.name, config, handler) };
   });
+}
+
+/** The `logger` name of the module's log notifications. */
+export const LOG_NAME = 'restap';
+
+/**
+ * One log notification per capability call (`info` when it answered, `warning` when it was
+ * refused or failed): the capability, the HTTP status, the error code, the time taken — never
+ * arguments or answers. The SDK sends it only where a channel and a level allow: a 2025-era session
+ * at or above its `logging/setLevel` level, a 2026-07-28 request that asked for logs.
+ */
+async function logCall(ctx: ServerContext, capability: string, result: InvocationResult, ms: number): Promise<void> {
+  const data = { capability, status: result.status, ms: Math.round(ms), ...(result.ok ? {} : { error: result.error }) };
+  await ctx.mcpReq.log(result.ok ? 'info' : 'warning', data, LOG_NAME).catch(() => undefined);
 }
 
 /** Hints only: a GET capability reads; nothing else is claimed (the host knows its side effects). */
@@ -60,21 +77,36 @@ function annotationsOf(tool: ToolDefinition): { title: string; readOnlyHint: boo
   return { title: tool.title, readOnlyHint: tool.method === 'GET' };
 }
 
-/** MCP output schemas describe `structuredContent`, which is always an object. */
-function objectSchema(schema: JsonSchema | undefined): JsonSchema | undefined {
-  return schema && schema.type === 'object' ? schema : undefined;
+/** The key an array output is wrapped under (MCP's `structuredContent` is always an object). */
+export const ARRAY_OUTPUT_KEY = 'items';
+
+/**
+ * The tool's `outputSchema`: an object schema as it is; an array schema wrapped as
+ * `{items: [...]}` (its `$defs` kept at the root, where its `$ref`s point); anything else none.
+ */
+export function structuredSchema(schema: JsonSchema | undefined): JsonSchema | undefined {
+  if (!schema) return undefined;
+  if (schema.type === 'object') return schema;
+  if (schema.type !== 'array') return undefined;
+  const { $defs, ...array } = schema;
+  return { type: 'object', properties: { [ARRAY_OUTPUT_KEY]: array }, required: [ARRAY_OUTPUT_KEY], ...($defs === undefined ? {} : { $defs }) };
 }
 
-/** A capability's answer as a tool result: the JSON as text, and as `structuredContent` when it is an object. */
-export function toToolResult(result: InvocationResult, structured: boolean, toolName?: string): CallToolResult {
+/**
+ * A capability's answer as a tool result: the JSON as text, and as `structuredContent` when the
+ * tool declares an output schema — the object itself, or an array as `{items: [...]}` (`wrapped`).
+ * A call held for approval is the result that says how a person approves it.
+ */
+export function toToolResult(result: InvocationResult, structured: 'object' | 'wrapped' | undefined, toolName?: string): CallToolResult {
   if (!result.ok && result.approval) return approvalRequired(result.approval, toolName ?? result.approval.capability);
   if (!result.ok) return toolError(result.message, result.error, result.status);
   const { body } = result;
   const text = typeof body === 'string' ? body : JSON.stringify(body ?? null);
   const isObject = body !== null && typeof body === 'object' && !Array.isArray(body);
+  const content = structured === 'object' && isObject ? (body as Record<string, unknown>) : structured === 'wrapped' && Array.isArray(body) ? { [ARRAY_OUTPUT_KEY]: body } : undefined;
   return {
     content: [{ type: 'text', text }],
-    ...(structured && isObject ? { structuredContent: body as Record<string, unknown> } : {}),
+    ...(content ? { structuredContent: content } : {}),
   };
 }
 

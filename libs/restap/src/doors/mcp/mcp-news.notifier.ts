@@ -2,12 +2,14 @@ import { Injectable, OnApplicationShutdown } from '@nestjs/common';
 import type { McpHttpHandler } from '@modelcontextprotocol/server';
 import { NewsWakeups } from '../../core/news/news-wakeups';
 import { NEWS_URI } from './mcp-news';
+import type { McpLegacySessions } from './mcp-legacy.sessions';
 
 /** After a notification, further commits within this window are told once, at its end. */
 const COALESCE_MS = 100;
 
 /**
- * Tells open `subscriptions/listen` streams (2026-07-28 clients) that the news resource changed,
+ * Tells open `subscriptions/listen` streams (2026-07-28 clients), and the 2025-era sessions that
+ * subscribed (see McpLegacySessions), that the news resource changed,
  * through the handler's notifier: each stream that listed `restap://news` gets
  * `notifications/resources/updated` and re-reads it (its own feed: the read is scoped by the
  * reader's session, so the ping names no item and no session). The source is `NewsWakeups`,
@@ -22,11 +24,14 @@ export class McpNewsNotifier implements OnApplicationShutdown {
   private timer?: NodeJS.Timeout;
   private pending = false;
   private unsubscribe?: () => void;
+  private sessions?: McpLegacySessions;
 
   constructor(private readonly wakeups: NewsWakeups) {}
 
-  attach(handler: McpHttpHandler): void {
+  /** `sessions`: the 2025-era sessions (mcp.sessions), told on the same wake-ups. */
+  attach(handler: McpHttpHandler, sessions?: McpLegacySessions): void {
     this.handler = handler;
+    this.sessions = sessions;
     this.unsubscribe ??= this.wakeups.onCommitted(() => this.committed());
   }
 
@@ -47,6 +52,7 @@ export class McpNewsNotifier implements OnApplicationShutdown {
 
   private notify(): void {
     this.handler?.notify.resourceUpdated(NEWS_URI);
+    void this.sessions?.newsCommitted();
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (!this.pending) return;

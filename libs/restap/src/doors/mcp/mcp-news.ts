@@ -51,7 +51,8 @@ function newsPostRegistration(news: NewsService, options: ResolvedRestapOptions)
       from: { type: 'string', description: 'Who sends it.' },
       in_reply_to: { type: 'string', description: 'The news_id or job_id it answers.' },
       message: { type: 'string' },
-      data: { description: 'Any JSON value.' },
+      // Typed (some hosts refuse a property without one): any JSON value, as POST /news takes.
+      data: { type: ['object', 'array', 'string', 'number', 'boolean', 'null'], description: 'Any JSON value: details of the item.' },
       session_id: { type: 'string', pattern: SESSION_ID_PATTERN.source, description: 'The session the item belongs to (or the Restap-Session-Id header).' },
     },
     required: ['type'],

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { McpServer } from '@modelcontextprotocol/server';
+import { McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { RestapRegistry } from '../../core/registry/restap.registry';
@@ -9,7 +9,13 @@ import { TalkService } from '../../core/talk/talk.service';
 import { NewsService } from '../../core/news/news.service';
 import { capabilityToolRegistrations, type McpRegistration } from './mcp-capability.tools';
 import { talkToolRegistration } from './mcp-talk.tool';
-import { newsRegistrations } from './mcp-news';
+import { NEWS_URI, newsRegistrations } from './mcp-news';
+
+/** What a 2025-era session's server does with `resources/subscribe` and `resources/unsubscribe` (see McpLegacySessions). */
+export interface McpSessionHooks {
+  subscribe(uri: string): Promise<void>;
+  unsubscribe(uri: string): Promise<void>;
+}
 
 /** Version reported in serverInfo: this module's protocol surface, not the host app's. */
 const SERVER_VERSION = '0.1.0';
@@ -44,20 +50,39 @@ export class McpServerFactory {
    * else can be reached in the exchange (per-request registration cost then does not grow with
    * the catalog). Everything else gets the whole surface.
    */
-  create(era: 'legacy' | 'modern', request?: Request): McpServer {
+  create(era: 'legacy' | 'modern', request?: Request, session?: McpSessionHooks): McpServer {
     const { agent, news } = this.options;
     const withNews = news.enabled;
+    // Subscriptions are delivered on 2026-07-28 `subscriptions/listen` streams, and in a 2025-era
+    // session on its GET stream; a stateless 2025-era exchange has no channel, so no `subscribe`.
+    const subscribe = era === 'modern' || session !== undefined;
     const server = new McpServer(
       { name: agent.name, version: SERVER_VERSION },
       {
         ...(agent.description ? { instructions: agent.description } : {}),
-        capabilities: { tools: {}, ...(withNews ? { resources: { subscribe: era === 'modern' } } : {}) },
+        // listChanged: false — the catalog is fixed after bootstrap, so no list ever changes (the SDK would advertise true).
+        capabilities: {
+          tools: { listChanged: false },
+          ...(withNews ? { resources: { subscribe, listChanged: false } } : {}),
+          // Log notifications reach a 2025-era client on its session (its level kept for every replica).
+          ...(session ? { logging: {} } : {}),
+        },
       },
     );
     const surface = (this.surface ??= this.build());
     const only = era === 'modern' ? calledTool(request) : undefined;
     const one = only === undefined ? undefined : surface.tools.get(only);
     for (const registration of one ? [one] : surface.all) registration.register(server);
+    if (session && withNews) {
+      server.server.setRequestHandler('resources/subscribe', async (req) => {
+        await session.subscribe(subscribable(req.params.uri));
+        return {};
+      });
+      server.server.setRequestHandler('resources/unsubscribe', async (req) => {
+        await session.unsubscribe(subscribable(req.params.uri));
+        return {};
+      });
+    }
     return server;
   }
 
@@ -71,6 +96,12 @@ export class McpServerFactory {
     ];
     return { all, tools: new Map(all.flatMap((r) => (r.tool === undefined ? [] : [[r.tool, r] as const]))) };
   }
+}
+
+/** The URI of a subscription: the news resource is the one that changes. */
+function subscribable(uri: string): string {
+  if (uri !== NEWS_URI) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Only ${NEWS_URI} can be subscribed to: it is the resource that changes.`);
+  return uri;
 }
 
 /** The tool a 2026-07-28 `tools/call` names in its standard headers (validated against the body by the SDK). */

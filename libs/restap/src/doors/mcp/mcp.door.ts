@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { createMcpHandler, isLegacyRequest, PARSE_ERROR, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler, type ToNodeHandlerOptions } from '@modelcontextprotocol/node';
 import type { NextFunction, Request, Response } from 'express';
 import { context } from '@opentelemetry/api';
 import { RESTAP_OPTIONS, SESSION_ID_HEADER } from '../../restap.constants';
-import { InvalidRequestException, MethodNotAllowedException } from '../../exceptions';
+import { InvalidJsonException, InvalidRequestException, MethodNotAllowedException } from '../../exceptions';
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { callerOf } from '../../core/caller';
 import { parseSessionId } from '../../sessions/session-id';
@@ -16,6 +16,7 @@ import { createOriginCheck } from './mcp-origin';
 import { applyMcpCors } from './mcp-cors';
 import { McpServerFactory } from './mcp-server.factory';
 import { McpNewsNotifier } from './mcp-news.notifier';
+import { McpLegacySessions } from './mcp-legacy.sessions';
 import { writeDoorError as fail } from '../kit/http/door-error.writer';
 import { isValidHost } from '../kit/http/host-header';
 import { logLine } from '../kit/http/log-line';
@@ -54,6 +55,8 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
   /** The endpoint's checks after the host's middleware: its guards, the stream caps. */
   private readonly endpoint: DoorPipeline;
   private handler?: McpHttpHandler;
+  /** What serves a request: the SDK's handler, or with `mcp.sessions` the era routing in front of it. */
+  private fetch?: McpHttpHandler['fetch'];
   private readonly adapter: ToNodeHandlerOptions;
 
   constructor(
@@ -61,6 +64,7 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly factory: McpServerFactory,
     private readonly notifier: McpNewsNotifier,
+    private readonly sessions: McpLegacySessions,
     kit: DoorKit,
   ) {
     const checkOrigin = createOriginCheck(options.mcp.allowedOrigins);
@@ -78,7 +82,9 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
       kit.rateLimit('mcp'),
       // A body must say it is JSON: a browser page elsewhere can send `text/plain` without asking
       // (no CORS preflight), so anything else is 415 before it is read. The SDK judges what the JSON says.
-      kit.jsonBody('MCP messages are application/json.', (req) => req.method === 'POST'),
+      // Malformed JSON is the JSON-RPC parse error the SDK's transport gives when it reads the body itself (issue 38).
+      kit.jsonBody('MCP messages are application/json.', (req) => req.method === 'POST', (res, error) =>
+        error instanceof InvalidJsonException ? void res.status(400).json({ jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: 'Parse error: Invalid JSON' } }) : fail(res, error)),
     ]);
     this.endpoint = new DoorPipeline([kit.hostGuards(McpEndpoint), kit.streamSlot((req) => req.method === 'GET' || listens(req.body))]);
     this.adapter = { maxRequestBodySize: options.limits.bodyBytes };
@@ -94,14 +100,21 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
 
   onApplicationBootstrap(): void {
     if (!this.options.mcp.enabled) return;
+    const stateful = this.options.mcp.sessions !== false;
     const handler = createMcpHandler(({ era, requestInfo }) => this.factory.create(era, requestInfo), {
       // The SDK's message may quote what the client sent (header values): one short line.
       onerror: (error) => this.logger.warn(logLine(`MCP: ${error.name}: ${error.message}`)),
       maxRequestBodySize: this.options.limits.bodyBytes,
+      // With sessions, 2025-era traffic is routed before the handler (the SDK's documented pattern).
+      ...(stateful ? { legacy: 'reject' as const } : {}),
     });
     this.handler = handler;
-    this.notifier.attach(handler);
-    this.logger.log(`MCP: Streamable HTTP at ${this.options.mcp.path} (protocol 2026-07-28 and 2025-era clients)`);
+    const maxRequestBodySize = this.options.limits.bodyBytes;
+    this.fetch = stateful
+      ? async (request, options) => ((await isLegacyRequest(request, options?.parsedBody, { maxRequestBodySize })) ? this.sessions.fetch(request, options) : handler.fetch(request, options))
+      : handler.fetch;
+    this.notifier.attach(handler, stateful ? this.sessions : undefined);
+    this.logger.log(`MCP: Streamable HTTP at ${this.options.mcp.path} (protocol 2026-07-28 and 2025-era clients${stateful ? ', sessions for 2025-era clients' : ''})`);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -148,10 +161,12 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
    * request-scoped context.
    */
   private serve(handler: McpHttpHandler, call: McpCall, req: Request, res: Response): void {
+    const serve = this.fetch ?? handler.fetch;
     const fetch: McpHttpHandler['fetch'] = (request, options) => {
       bindCall(request, call);
-      return handler.fetch(request, options);
+      return serve(request, options);
     };
+    if (req.method === 'GET') flushHeadOnWrite(res);
     void toNodeHandler({ fetch }, this.adapter)(req, res, req.method === 'POST' ? req.body : undefined);
   }
 
@@ -161,6 +176,19 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
     const sessionId = header === undefined ? undefined : parseSessionId(Array.isArray(header) ? header : header.trim());
     return sessionId === undefined ? { caller: callerOf(req) } : { caller: callerOf(req), sessionId };
   }
+}
+
+/**
+ * A session's GET stream may stay silent until its first notification (or keep-alive, 15 s): its
+ * head is sent as soon as the SDK's adapter writes it, so the client knows at once the stream is open.
+ */
+function flushHeadOnWrite(res: Response): void {
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => Response;
+  res.writeHead = ((...args: unknown[]) => {
+    const out = writeHead(...args);
+    res.flushHeaders();
+    return out;
+  }) as Response['writeHead'];
 }
 
 /** True for a `subscriptions/listen` request: its answer is a stream that stays open. */

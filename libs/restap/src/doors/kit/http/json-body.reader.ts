@@ -1,11 +1,18 @@
 import bodyParser from 'body-parser';
 import type { Request, RequestHandler, Response } from 'express';
 import typeIs from 'type-is';
-import { InvalidJsonException, InvalidRequestException, PayloadTooLargeException, UnsupportedMediaTypeException } from '../../../exceptions';
+import { InvalidJsonException, InvalidRequestException, PayloadTooLargeException, UnsupportedMediaTypeException, type RestapException } from '../../../exceptions';
 import { withinDepth } from '../../../text/json-depth';
 import { declaredTooLarge } from './declared-length';
 import { lingeringClose, type LingeringCloseLimits } from './lingering-close';
 import { writeDoorError } from './door-error.writer';
+
+/**
+ * How a door answers a body it refuses (default: writeDoorError's `{"error","message"}`). A door
+ * that speaks a protocol may answer some refusals in its own terms (A2A's JSON-RPC -32700 for
+ * malformed JSON, say) and hand the rest to writeDoorError.
+ */
+export type JsonBodyRefusal = (res: Response, error: RestapException) => void;
 
 /** The limits a door's body is read with (`ResolvedRestapOptions['limits']`). */
 export interface JsonBodyLimits extends LingeringCloseLimits {
@@ -33,43 +40,44 @@ export class JsonBodyReader {
 
   /**
    * Parses `req`'s body into `req.body`, then `next()`; or answers with what was wrong.
-   * `notJson` is the 415's message for a body of another type (the door says what it takes).
+   * `notJson` is the 415's message for a body of another type (the door says what it takes);
+   * `refuse` answers a refusal (default: writeDoorError).
    */
-  read(req: Request, res: Response, next: () => void, notJson: string): void {
+  read(req: Request, res: Response, next: () => void, notJson: string, refuse: JsonBodyRefusal = writeDoorError): void {
     if (!typeIs.hasBody(req)) return next();
     if (!typeIs(req, JSON_TYPES)) {
       // Its body is never read: the connection closes after the answer (lingering, so the client reads it).
       lingeringClose(res, this.limits);
-      return writeDoorError(res, new UnsupportedMediaTypeException(`Content-Type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: ${notJson}`));
+      return refuse(res, new UnsupportedMediaTypeException(`Content-Type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted: ${notJson}`));
     }
     const { bodyBytes, maxJsonDepth } = this.limits;
     if (declaredTooLarge(req, bodyBytes)) {
       // body-parser would read (and discard) the whole declared body before answering: answer now,
       // and close the connection rather than read an upload nobody will use.
       lingeringClose(res, this.limits);
-      return writeDoorError(res, new PayloadTooLargeException(`The request body is larger than the ${bodyBytes} bytes allowed.`));
+      return refuse(res, new PayloadTooLargeException(`The request body is larger than the ${bodyBytes} bytes allowed.`));
     }
     this.parse(req, res, (error?: unknown) => {
       if (!error) {
         // Deep nesting would only fail later (JSON.stringify, PostgreSQL's json parser) as a 5xx.
         if (!withinDepth(req.body, maxJsonDepth)) {
-          return writeDoorError(res, new InvalidRequestException(`The request body nests arrays/objects deeper than the ${maxJsonDepth} levels allowed.`));
+          return refuse(res, new InvalidRequestException(`The request body nests arrays/objects deeper than the ${maxJsonDepth} levels allowed.`));
         }
         return next();
       }
       const failure = error as { type?: string; limit?: number };
       switch (failure.type) {
         case 'entity.too.large':
-          return writeDoorError(res, new PayloadTooLargeException(`The request body is larger than the ${failure.limit} bytes allowed.`));
+          return refuse(res, new PayloadTooLargeException(`The request body is larger than the ${failure.limit} bytes allowed.`));
         case 'entity.parse.failed':
-          return writeDoorError(res, new InvalidJsonException('The request body is not valid JSON.'));
+          return refuse(res, new InvalidJsonException('The request body is not valid JSON.'));
         case 'charset.unsupported':
         case 'encoding.unsupported':
-          return writeDoorError(res, new UnsupportedMediaTypeException('Send the body as UTF-8 JSON without an unsupported Content-Encoding.'));
+          return refuse(res, new UnsupportedMediaTypeException('Send the body as UTF-8 JSON without an unsupported Content-Encoding.'));
         case 'request.aborted':
           return undefined; // the client left; there is no one to answer
         default:
-          return writeDoorError(res, new InvalidRequestException('The request body could not be read.'));
+          return refuse(res, new InvalidRequestException('The request body could not be read.'));
       }
     });
   }
