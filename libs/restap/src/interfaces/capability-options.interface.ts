@@ -1,5 +1,5 @@
 import type { Type } from '@nestjs/common';
-import type { RestapCaller } from '../core/caller';
+import type { RestapCaller } from './caller.interface';
 
 /**
  * What a capability answers, for its `output_schema`: a DTO class (`TodoDto`), a primitive

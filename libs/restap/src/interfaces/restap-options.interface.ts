@@ -1,4 +1,4 @@
-import type { RestapCaller } from '../core/caller';
+import type { RestapCaller } from './caller.interface';
 import type { CanActivate, Type } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { RestapPackage, RestapProtocols } from './catalog.interface';
