@@ -98,6 +98,8 @@ describe('OpenTelemetry export over OTLP/HTTP JSON (issue 36, "Done when")', () 
   const mcpTrace = { traceId: hex(16), spanId: hex(8) };
   const mcpTalkTrace = { traceId: hex(16), spanId: hex(8) };
   const a2aTrace = { traceId: hex(16), spanId: hex(8) };
+  const aguiTrace = { traceId: hex(16), spanId: hex(8) };
+  const approvalTrace = { traceId: hex(16), spanId: hex(8) };
 
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -175,6 +177,24 @@ describe('OpenTelemetry export over OTLP/HTTP JSON (issue 36, "Done when")', () 
     });
     expect(a2a.status).toBe(200);
     expect(JSON.stringify(await a2a.json())).toContain('Reversed: a2a aiv');
+
+    // 5. An AG-UI run (issue 39's door), its trace context in the traceparent header.
+    const agui = await fetch(`${agent.url}/ag-ui`, {
+      method: 'POST',
+      headers: { ...AUTH, 'content-type': 'application/json', accept: 'text/event-stream', traceparent: `00-${aguiTrace.traceId}-${aguiTrace.spanId}-01` },
+      body: JSON.stringify({ threadId: '', runId: randomUUID(), messages: [{ id: randomUUID(), role: 'user', content: "reverse 'via agui'" }], tools: [], context: [], state: {}, forwardedProps: {} }),
+    });
+    expect(agui.status).toBe(200);
+    expect(await agui.text()).toContain('RUN_FINISHED');
+
+    // 6. An MCP tools/call of notes_delete, which a person must approve first (issue 35): held, not run.
+    const held = await fetch(`${agent.url}/mcp`, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, 'mcp-name': 'notes_delete', traceparent: `00-${approvalTrace.traceId}-${approvalTrace.spanId}-01` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 44, method: 'tools/call', params: { name: 'notes_delete', arguments: { id: 1 }, _meta: MCP_META } }),
+    });
+    expect(held.status).toBe(200);
+    expect(await held.text()).toContain('approval_required');
 
     // A held poll carrying the session id in its query: the http instrumentation must not record it.
     const news = await fetch(`${agent.url}/news?session_id=${reply.session_id}&limit=5&wait=1`, { headers: AUTH });
@@ -295,6 +315,23 @@ describe('OpenTelemetry export over OTLP/HTTP JSON (issue 36, "Done when")', () 
     const turn = one(trace, (s) => attr(s, 'gen_ai.operation.name') === 'invoke_agent', 'invoke_agent span');
     expect(ancestry(trace, turn)).toContain(server.spanId);
     expect(one(trace, (s) => s.name === 'execute_tool text_reverse', 'execute_tool span').parentSpanId).toBe(turn.spanId);
+  });
+
+  it('an AG-UI run is a server span of the agui door in the caller\'s trace, the turn and its tool call under it (item 2: AG-UI)', () => {
+    const trace = inTrace(aguiTrace.traceId);
+    const server = one(trace, (s) => attr(s, 'restap.door') === 'agui', 'AG-UI server span');
+    expect(server.name).toBe('POST /ag-ui');
+    expect(ancestry(trace, server)).toContain(aguiTrace.spanId); // under the http instrumentation's span
+    const tool = one(trace, (s) => s.name === 'execute_tool text_reverse', 'execute_tool span');
+    expect(ancestry(trace, tool)).toContain(server.spanId);
+  });
+
+  it('an approval asked is a span event naming the capability and the door, never the approval id or its arguments (item 2: approvals)', () => {
+    const trace = inTrace(approvalTrace.traceId);
+    const asked = trace.flatMap((s) => s.events ?? []).filter((e) => e.name === 'restap.approval.required');
+    expect(asked).toHaveLength(1);
+    expect(JSON.stringify(asked[0])).toContain('notes.delete');
+    expect(JSON.stringify(trace)).not.toMatch(/apr_[A-Za-z0-9_-]{8,}/);
   });
 
   it('metrics: gen_ai.client.token.usage, gen_ai.client.operation.duration, turn and tool durations, news, open streams and held polls (item 3)', () => {

@@ -11,6 +11,8 @@ import type { InvocationResult } from '../invoker/invocation-result';
 import { failure } from '../invoker/invocation-error';
 import { RestapRegistry } from '../registry/restap.registry';
 import type { ApprovalAnswer, ApprovalRequest, GatedCall } from './approval.types';
+import { spanEvent } from '../telemetry/restap.telemetry';
+import { ATTR } from '../telemetry/telemetry.names';
 
 /** What `approvalId` accepts: `apr_` and 32 base64url characters (24 random bytes). */
 export const APPROVAL_ID_PATTERN = /^apr_[A-Za-z0-9_-]{32}$/;
@@ -98,6 +100,8 @@ export class ApprovalService {
       requestedBy: this.options.approval.identify(caller),
       ttlMs: this.options.approval.ttlMs,
     });
+    // The approval's id and arguments stay out of traces; which capability, on which door, is enough.
+    spanEvent('restap.approval.required', { [ATTR.restapCapabilityId]: call.capabilityId, [ATTR.restapApprovalDoor]: call.door });
     return requestOf(record);
   }
 
@@ -121,6 +125,7 @@ export class ApprovalService {
     }
     const decision = answer.decision === 'approve' ? 'approved' : 'denied';
     const record = await this.store.decide(answer.id, scope, decision, this.options.approval.identify(caller));
+    if (record) spanEvent('restap.approval.decided', { [ATTR.restapCapabilityId]: record.capability, [ATTR.restapApprovalDecision]: decision });
     if (record) return { record, approved: decision === 'approved', args: JSON.parse(record.arguments) as Record<string, unknown> };
     const found = await this.store.find(answer.id, scope);
     if (!found) throw notFound();

@@ -45,6 +45,8 @@ export const ATTR = {
   restapNewsWaitMs: 'restap.news.wait_ms',
   restapNewsItems: 'restap.news.items',
   restapRateLimitBucket: 'restap.rate_limit.bucket',
+  restapApprovalDoor: 'restap.approval.door',
+  restapApprovalDecision: 'restap.approval.decision',
 } as const;
 
 export const METRIC = {

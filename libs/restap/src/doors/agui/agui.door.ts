@@ -12,6 +12,9 @@ import { DoorPipeline, doorPathOf } from '../kit/door-pipeline';
 import { writeDoorError as fail } from '../kit/http/door-error.writer';
 import { isValidHost } from '../kit/http/host-header';
 import { toErrorBody } from '../kit/http/restap-exception.filter';
+import { context } from '@opentelemetry/api';
+import { startDoorSpan } from '../../core/telemetry/restap.telemetry';
+import { ATTR } from '../../core/telemetry/telemetry.names';
 import { readAguiRun, type AguiRun } from './agui-run.input';
 import { AguiEventStream } from './agui-event.stream';
 
@@ -87,7 +90,10 @@ export class AguiDoor implements OnModuleInit {
     if (!this.isEndpoint(req)) return next();
     // A preflight no host CORS answered.
     if (req.method !== 'POST') return fail(res, new MethodNotAllowedException(AGUI_METHODS));
-    this.endpoint.run(req, res, undefined, () => void this.serve(req, res));
+    // One server span per run (the path template only), continuing the caller's `traceparent`.
+    const path = this.options.agui.path;
+    const span = startDoorSpan(`POST ${path}`, req, res, { [ATTR.restapDoor]: 'agui', [ATTR.httpRequestMethod]: req.method, [ATTR.httpRoute]: path });
+    context.with(span, () => this.endpoint.run(req, res, undefined, context.bind(span, () => void this.serve(req, res))));
   }
 
   /** Runs the turn and streams it. Never rejects: every failure is answered or logged. */
