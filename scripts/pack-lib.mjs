@@ -11,6 +11,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const destination = resolve(process.argv[2] ?? root);
 mkdirSync(destination, { recursive: true });
 execFileSync(process.execPath, [join(root, 'scripts/build-lib.mjs')], { stdio: 'inherit' });
+// The package page's integration guide is the repository README's (one guide, one set of words).
+execFileSync(process.execPath, [join(root, 'scripts/package-readme.mjs')], { stdio: 'inherit' });
 // prepack would rebuild: the build above already ran, so skip scripts.
 const out = execFileSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', destination], {
   cwd: join(root, 'libs/restap'),

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { execFileSync } from 'node:child_process';
 
 /** npm's own range matching (semver comes with npm's dependency tree here; typed for what is used). */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -41,6 +42,16 @@ describe('issue 40 item 13: a README that fits on a screen, and docs pages for t
       relativeLinks(file).filter((target) => !existsSync(join(ROOT, target)) && !PAGES_OF_OTHER_ISSUES.includes(target)).map((t) => `${file} → ${t}`),
     );
     expect(broken).toEqual([]);
+  });
+});
+
+describe('issue 40 item 13: one guide to adding the module, not two in different words', () => {
+  it("the npm package's README carries the repository README's five-minute integration, generated (scripts/package-readme.mjs --check)", () => {
+    const root = join(__dirname, '..', '..');
+    expect(() => execFileSync(process.execPath, [join(root, 'scripts/package-readme.mjs'), '--check'], { cwd: root, stdio: 'pipe' })).not.toThrow();
+    const page = readFileSync(join(root, 'libs/restap/README.md'), 'utf8');
+    expect(page).toContain('## Use');
+    expect(page.split('// src/app.module.ts').length - 1).toBe(1);
   });
 });
 
