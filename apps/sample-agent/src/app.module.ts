@@ -61,6 +61,8 @@ export class AppModule {
             ? { limit: config.rateLimitPerMinute, ttlMs: 60_000, ...(config.redisUrl ? { redis: config.redisUrl } : {}) }
             : false,
           guards: [ApiKeyGuard],
+          // RESTAP_OAUTH_ISSUER: OAuth 2.1 on every door; reversing text then needs the scope text:reverse (step-up).
+          ...(config.oauth ? { auth: { oauth: { ...config.oauth, requiredScopes: { 'text.reverse': ['text:reverse'] } } } } : {}),
           ...(config.shutdownGraceMs ? { shutdownGraceMs: config.shutdownGraceMs } : {}),
           replicas: {
             ...(config.replicaHeartbeatMs ? { heartbeatMs: config.replicaHeartbeatMs } : {}),

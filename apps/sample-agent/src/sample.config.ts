@@ -22,6 +22,12 @@ export interface SampleConfig {
   redisUrl?: string;
   /** RESTAP_TRUST_PROXY: Express's `trust proxy` (hops as a number, or addresses/`loopback`…), so `req.ip` is the client behind a proxy. */
   trustProxy?: number | string;
+  /**
+   * RESTAP_OAUTH_ISSUER (the authorization server's URL) and RESTAP_OAUTH_AUDIENCE (the agent's
+   * public base URL, the tokens' `aud`; default `http://localhost:<PORT or 3000>`): OAuth 2.1 on
+   * every door (auth.oauth); `text.reverse` then needs the scope `text:reverse`.
+   */
+  oauth?: { issuer: string; audience: string };
   /** RESTAP_API_KEY: when set, /talk, /news and the text capabilities need it (Bearer or X-API-Key). */
   apiKey?: string;
   /** RESTAP_SHUTDOWN_GRACE_MS: how long open /talk turns may finish on SIGTERM; unset: the module default. */
@@ -64,6 +70,7 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
     redisUrl: redisUrlFromEnv(env),
     trustProxy: trustProxyFromEnv(env),
     apiKey: env.RESTAP_API_KEY?.trim() || undefined,
+    oauth: oauthFromEnv(env),
     shutdownGraceMs: intFromEnv(env, 'RESTAP_SHUTDOWN_GRACE_MS', 1),
     replicaHeartbeatMs: intFromEnv(env, 'RESTAP_REPLICA_HEARTBEAT_MS', 1),
     orphanAfterMs: intFromEnv(env, 'RESTAP_ORPHAN_AFTER_MS', 1),
@@ -72,6 +79,13 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
     packagesDir: resolve(env.RESTAP_PACKAGES_DIR || 'dist/packages'),
   };
   return Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined)) as unknown as SampleConfig;
+}
+
+function oauthFromEnv(env: NodeJS.ProcessEnv): { issuer: string; audience: string } | undefined {
+  const issuer = env.RESTAP_OAUTH_ISSUER?.trim();
+  if (!issuer) return undefined;
+  const audience = env.RESTAP_OAUTH_AUDIENCE?.trim() || `http://localhost:${Number(env.PORT) || 3000}`;
+  return { issuer, audience };
 }
 
 function trustProxyFromEnv(env: NodeJS.ProcessEnv): number | string | undefined {

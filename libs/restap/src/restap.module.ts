@@ -11,6 +11,8 @@ import { RestapExplorer } from './core/registry/restap.explorer';
 import { RestapMetadataAccessor } from './core/registry/restap-metadata.accessor';
 import { RestapRegistry } from './core/registry/restap.registry';
 import { DoorKit } from './doors/kit/door-kit';
+import { OAuthResource } from './doors/kit/auth/oauth-resource';
+import { ProtectedResourceRoute } from './doors/kit/auth/protected-resource.route';
 import { RestapCors } from './doors/restap/http/restap-cors';
 import { RestapFrontDoor } from './doors/restap/http/restap-front-door';
 import { RestapRouteFallback } from './doors/restap/http/restap-route.fallback';
@@ -59,6 +61,10 @@ const DOOR_MODULES: Readonly<Record<OptionalDoor, () => Type<unknown>>> = {
 };
 
 /** Where the rate limit counts: Redis or PostgreSQL shared by the replicas, the host's own store, or memory. */
+function oauthResourceOf(options: ResolvedRestapOptions, registry: RestapRegistry): OAuthResource | null {
+  return options.auth.oauth ? new OAuthResource(options, registry) : null;
+}
+
 function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSource): ThrottlerStorage {
   const { rateLimit, agent } = options;
   if (rateLimit && rateLimit.redis) return new SharedThrottlerStorage({ redis: rateLimit.redis }, agent.name);
@@ -88,6 +94,9 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     RestapExplorer,
     RestapCors,
     RestapDrain,
+    // Only with auth.oauth: without it the kit's bearerAuth() step is left out of every pipeline.
+    { provide: OAuthResource, useFactory: oauthResourceOf, inject: [RESTAP_OPTIONS, RestapRegistry] },
+    ProtectedResourceRoute,
     DoorKit,
     RestapReplicas,
     RestapRateLimit,

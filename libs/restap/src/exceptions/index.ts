@@ -15,3 +15,4 @@ export * from './too-many-requests.exception';
 export * from './shutting-down.exception';
 export * from './route-not-found.exception';
 export * from './method-not-allowed.exception';
+export * from './oauth.exception';

@@ -8,6 +8,7 @@ import { CapabilityInvoker } from '../invoker/capability-invoker';
 import { failure } from '../invoker/invocation-error';
 import type { InvocationResult } from '../invoker/invocation-result';
 import { toolNameOf } from './tool-names';
+import { mayCall, requiredScopesOf, scopeRefusal } from '../auth/capability-scopes';
 
 /** A capability as a model (or any tool-calling client) sees it. */
 export interface ToolDefinition {
@@ -35,6 +36,8 @@ export interface ToolDefinition {
 export class CapabilityTools {
   private readonly logger = new Logger('Restap');
   private tools?: { list: ToolDefinition[]; byName: Map<string, ToolDefinition> };
+  /** True when some tool needs a scope: only then are lists filtered per caller. */
+  private scoped = false;
 
   constructor(
     private readonly registry: RestapRegistry,
@@ -42,9 +45,20 @@ export class CapabilityTools {
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
   ) {}
 
-  /** Every capability offered as a tool, in catalog order (built once, after discovery). */
-  list(): ToolDefinition[] {
-    return this.load().list;
+  /**
+   * Every capability offered as a tool, in catalog order (built once, after discovery); given a
+   * caller with an OAuth token, only those its scopes allow (every door's list shows only what
+   * the caller may call).
+   */
+  list(caller?: RestapCaller): ToolDefinition[] {
+    const { list } = this.load();
+    if (caller?.auth === undefined || !this.scoped) return list;
+    return list.filter((tool) => mayCall(this.registry.getCapability(tool.capabilityId)!, caller, this.options));
+  }
+
+  /** The OAuth scopes a tool's capability needs (none when OAuth is off). */
+  scopesOf(tool: ToolDefinition): readonly string[] {
+    return requiredScopesOf(this.registry.getCapability(tool.capabilityId)!, this.options);
   }
 
   /** The tool of that name, if there is one. */
@@ -86,6 +100,9 @@ export class CapabilityTools {
     if (missing.length) {
       return failure(400, 'invalid_arguments', `${name} needs ${missing.map((p) => `'${p.name}'`).join(', ')}.`);
     }
+    // The scope rule, the same on every door: a token without the capability's scopes is refused (403, step-up).
+    const refused = caller.auth === undefined ? undefined : scopeRefusal(capability, caller, this.options);
+    if (refused) return refused;
     const timeout = AbortSignal.timeout(timeoutMs);
     const result = await this.invoker.invoke(capability.options.id, args as Record<string, unknown>, caller, signal ? AbortSignal.any([signal, timeout]) : timeout);
     if (!result.ok && result.error === 'aborted' && timeout.aborted && !signal?.aborted) {
@@ -107,6 +124,7 @@ export class CapabilityTools {
       list.push(toolOf(name, capability));
     }
     this.tools = { list, byName: new Map(list.map((t) => [t.name, t])) };
+    this.scoped = list.some((t) => this.scopesOf(t).length > 0);
     return this.tools;
   }
 }

@@ -10,6 +10,7 @@ import { InvalidRequestException, MethodNotAllowedException } from '../../except
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { RestapReplicas } from '../../core/lifecycle/restap-replicas.service';
 import { A2aCaller } from './a2a-caller';
+import { callerOf } from '../../core/caller';
 import { DoorKit } from '../kit/door-kit';
 import { DoorPipeline, doorPathOf } from '../kit/door-pipeline';
 import { A2aTaskStore } from './a2a-task.store';
@@ -74,6 +75,8 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
       (req, res, next) => (req.method === 'POST' ? next() : fail(res, new MethodNotAllowedException(['POST'], `${req.method} is not allowed here: the A2A JSON-RPC endpoint takes POST.`))),
       kit.refuseWhileDraining(),
       kit.rateLimit('a2a'),
+      // OAuth (auth.oauth): 401 naming the protected resource metadata before the body is read.
+      kit.bearerAuth(),
       // A body must say it is JSON (`application/json`, or A2A's `application/a2a+json`): a browser
       // page elsewhere can send `text/plain` or no type at all without asking (no CORS preflight),
       // so anything else is 415 before it is read — no capability runs for a cross-site form.
@@ -164,7 +167,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
 
   /** The SDK's `User` for a request: its identity (hashed in storage), headers, and the context it names. */
   private userOf(req: Request): A2aCaller {
-    const caller = { headers: req.headers, ip: req.ip };
+    const caller = callerOf(req);
     const minted = newContextIdOf(req.body);
     return new A2aCaller(caller, this.options.a2a.identify(caller), minted ?? contextHintOf(req.body), minted);
   }

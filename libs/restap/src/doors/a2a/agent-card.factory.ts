@@ -25,7 +25,7 @@ export interface AgentCardSource {
 export function buildAgentCard(source: AgentCardSource): AgentCard {
   const { options } = source;
   const { agent, a2a } = options;
-  const securitySchemes = Object.fromEntries(Object.entries(a2a.securitySchemes).map(([name, scheme]) => [name, toSecurityScheme(scheme)]));
+  const securitySchemes = Object.fromEntries(Object.entries(schemesOf(options)).map(([name, scheme]) => [name, toSecurityScheme(scheme)]));
   return {
     name: agent.name,
     description: agent.description ?? agent.name,
@@ -104,9 +104,41 @@ function exampleArguments(schema: JsonSchema | undefined): Record<string, unknow
   return args;
 }
 
+/**
+ * The card's schemes: the `a2a.securitySchemes` option's, and with `auth.oauth` an `oauth2` scheme
+ * naming the authorization server's metadata (unless the option declares one itself).
+ */
+function schemesOf(options: AgentCardSource['options']): Record<string, RestapA2aSecurityScheme> {
+  const { securitySchemes } = options.a2a;
+  const oauth = options.auth.oauth;
+  if (!oauth || Object.values(securitySchemes).some((scheme) => scheme.type === 'oauth2' || scheme.type === 'openIdConnect')) return securitySchemes;
+  const issuer = new URL(oauth.issuer);
+  const path = issuer.pathname === '/' ? '' : issuer.pathname.replace(/\/$/, '');
+  return {
+    ...securitySchemes,
+    oauth2: {
+      type: 'oauth2',
+      description: `OAuth 2.1 access token (a JWT for the audience ${oauth.audience}) from ${oauth.issuer}, sent as Authorization: Bearer.`,
+      oauth2MetadataUrl: new URL(`/.well-known/oauth-authorization-server${path}`, issuer.origin).href,
+    },
+  };
+}
+
 function toSecurityScheme(scheme: RestapA2aSecurityScheme): SecurityScheme {
   if (scheme.type === 'http') {
     return { scheme: { $case: 'httpAuthSecurityScheme', value: { scheme: scheme.scheme, bearerFormat: scheme.bearerFormat ?? '', description: scheme.description ?? '' } } };
+  }
+  if (scheme.type === 'openIdConnect') {
+    return { scheme: { $case: 'openIdConnectSecurityScheme', value: { openIdConnectUrl: scheme.openIdConnectUrl, description: scheme.description ?? '' } } };
+  }
+  if (scheme.type === 'oauth2') {
+    const { flow } = scheme;
+    const flows = flow === undefined
+      ? undefined
+      : flow.type === 'clientCredentials'
+        ? { flow: { $case: 'clientCredentials' as const, value: { tokenUrl: flow.tokenUrl, refreshUrl: '', scopes: flow.scopes } } }
+        : { flow: { $case: 'authorizationCode' as const, value: { authorizationUrl: flow.authorizationUrl, tokenUrl: flow.tokenUrl, refreshUrl: '', scopes: flow.scopes, pkceRequired: flow.pkceRequired ?? true } } };
+    return { scheme: { $case: 'oauth2SecurityScheme', value: { description: scheme.description ?? '', flows, oauth2MetadataUrl: scheme.oauth2MetadataUrl } } };
   }
   return { scheme: { $case: 'apiKeySecurityScheme', value: { location: scheme.in, name: scheme.name, description: scheme.description ?? '' } } };
 }

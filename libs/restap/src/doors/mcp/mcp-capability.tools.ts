@@ -1,4 +1,4 @@
-import { fromJsonSchema, type CallToolResult, type JsonSchemaType, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { fromJsonSchema, requireScopes, type CallToolResult, type JsonSchemaType, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import type { JsonSchema } from '../../interfaces/catalog.interface';
 import type { CapabilityTools, ToolDefinition } from '../../core/tools/capability-tools';
 import type { InvocationResult } from '../../core/invoker/invocation-result';
@@ -8,6 +8,8 @@ import { callOf } from './mcp-call.context';
 export interface McpRegistration {
   /** The tool it registers, if it is a tool. */
   readonly tool?: string;
+  /** The OAuth scopes calling it needs (`auth.oauth`): a caller without them does not see it listed. */
+  readonly scopes?: readonly string[];
   readonly register: (server: McpServer) => void;
 }
 
@@ -27,6 +29,7 @@ export const ERROR_META_KEY = 'io.restap/error';
 export function capabilityToolRegistrations(tools: CapabilityTools): McpRegistration[] {
   return tools.list().map((tool) => {
     const outputSchema = objectSchema(tool.outputSchema);
+    const scopes = tools.scopesOf(tool);
     const config = {
       title: tool.title,
       ...(tool.description ? { description: tool.description } : {}),
@@ -34,11 +37,14 @@ export function capabilityToolRegistrations(tools: CapabilityTools): McpRegistra
       ...(outputSchema ? { outputSchema: fromJsonSchema<Record<string, unknown>>(outputSchema as JsonSchemaType) } : {}),
       annotations: annotationsOf(tool),
       _meta: { [CAPABILITY_META_KEY]: tool.capabilityId },
+      // A tools/call whose token lacks the scopes: the SDK answers HTTP 403 insufficient_scope with
+      // the step-up challenge (MCP authorization, 2025-11-25), before the tool runs.
+      ...(scopes.length ? { scopeChallenge: requireScopes(...(scopes as [string, ...string[]])) } : {}),
     };
     const structured = outputSchema !== undefined;
     const handler = async (args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> =>
       toToolResult(await tools.call(tool.name, args ?? {}, callOf(ctx).caller, ctx.mcpReq.signal), structured);
-    return { tool: tool.name, register: (server: McpServer) => void server.registerTool(tool.name, config, handler) };
+    return { tool: tool.name, ...(scopes.length ? { scopes } : {}), register: (server: McpServer) => void server.registerTool(tool.name, config, handler) };
   });
 }
 

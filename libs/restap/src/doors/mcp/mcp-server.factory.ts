@@ -9,6 +9,7 @@ import { NewsService } from '../../core/news/news.service';
 import { capabilityToolRegistrations, type McpRegistration } from './mcp-capability.tools';
 import { talkToolRegistration } from './mcp-talk.tool';
 import { newsRegistrations } from './mcp-news';
+import { callOfRequest } from './mcp-call.context';
 
 /** Version reported in serverInfo: this module's protocol surface, not the host app's. */
 const SERVER_VERSION = '0.1.0';
@@ -33,7 +34,7 @@ export class McpServerFactory {
     private readonly news: NewsService,
   ) {}
 
-  private surface?: { all: McpRegistration[]; tools: Map<string, McpRegistration> };
+  private surface?: { all: McpRegistration[]; tools: Map<string, McpRegistration>; scoped: boolean };
 
   /**
    * `request` is the HTTP request being served, when the SDK gives it. A 2026-07-28 `tools/call`
@@ -55,19 +56,26 @@ export class McpServerFactory {
     const surface = (this.surface ??= this.build());
     const only = era === 'modern' ? calledTool(request) : undefined;
     const one = only === undefined ? undefined : surface.tools.get(only);
-    for (const registration of one ? [one] : surface.all) registration.register(server);
+    const call = surface.scoped ? callOfRequest(request) : undefined;
+    const held = call?.method === 'tools/call' ? undefined : call?.caller.auth?.scopes;
+    for (const registration of one ? [one] : surface.all) {
+      // Lists show only what the caller may call; a tools/call keeps every tool, so a scope the
+      // token lacks gets the SDK's 403 step-up challenge rather than "unknown tool".
+      if (held && registration.scopes?.some((scope) => !held.includes(scope))) continue;
+      registration.register(server);
+    }
     return server;
   }
 
   /** Built on the first request, after bootstrap has registered every capability and the talk handler. */
-  private build(): { all: McpRegistration[]; tools: Map<string, McpRegistration> } {
+  private build(): { all: McpRegistration[]; tools: Map<string, McpRegistration>; scoped: boolean } {
     const { talk, news } = this.options;
     const all = [
       ...capabilityToolRegistrations(this.tools),
       ...(talk.enabled && this.registry.getTalkHandler() ? [talkToolRegistration(this.talk, this.options)] : []),
       ...(news.enabled ? newsRegistrations(this.news, this.options) : []),
     ];
-    return { all, tools: new Map(all.flatMap((r) => (r.tool === undefined ? [] : [[r.tool, r] as const]))) };
+    return { all, tools: new Map(all.flatMap((r) => (r.tool === undefined ? [] : [[r.tool, r] as const]))), scoped: all.some((r) => r.scopes?.length) };
   }
 }
 
