@@ -124,7 +124,7 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     DoorStreams,
   ],
   // The doors' modules (imported below, when they may open) use the core and the kit through these.
-  exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools, DoorKit, RestapSql, RestapReplicas],
+  exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools, DoorKit, OAuthResource, RestapSql, RestapReplicas],
 })
 export class RestapModule extends RestapConfigurableModule {
   static override forRoot(options: typeof RESTAP_OPTIONS_TYPE): DynamicModule {

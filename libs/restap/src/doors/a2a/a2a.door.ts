@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleInit, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { AGENT_CARD_PATH, AgentCard } from '@a2a-js/sdk';
 import type * as A2aExpress from '@a2a-js/sdk/server/express';
@@ -11,6 +11,7 @@ import type { ResolvedRestapOptions } from '../../interfaces/restap-options.inte
 import { RestapReplicas } from '../../core/lifecycle/restap-replicas.service';
 import { A2aCaller } from './a2a-caller';
 import { callerOf } from '../../core/caller';
+import { OAuthResource, type AuthorizationServerInfo } from '../kit/auth/oauth-resource';
 import { DoorKit } from '../kit/door-kit';
 import { DoorPipeline, doorPathOf } from '../kit/door-pipeline';
 import { A2aTaskStore } from './a2a-task.store';
@@ -70,6 +71,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     private readonly remote: RemoteCancels,
     private readonly replicas: RestapReplicas,
     kit: DoorKit,
+    @Optional() @Inject(OAuthResource) private readonly oauth: OAuthResource | null = null,
   ) {
     this.admission = new DoorPipeline([
       (req, res, next) => (req.method === 'POST' ? next() : fail(res, new MethodNotAllowedException(['POST'], `${req.method} is not allowed here: the A2A JSON-RPC endpoint takes POST.`))),
@@ -93,10 +95,11 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     this.adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.serveEndpoint(req, res, next));
   }
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
     if (!this.options.a2a.enabled) return;
     const talk = this.options.talk.enabled && this.registry.getTalkHandler() !== undefined;
-    this.card = buildAgentCard({ options: this.options, capabilities: this.registry.getCapabilities(), talk });
+    const oauthServer = await this.oauthServer();
+    this.card = buildAgentCard({ options: this.options, capabilities: this.registry.getCapabilities(), talk, ...(oauthServer ? { oauthServer } : {}) });
     // The request handler checks versions and streaming against the card; its URLs are not used.
     const handler = new ReplicaAwareRequestHandler(
       cardFor(this.card, this.options.a2a.baseUrl ?? 'http://localhost', this.options.a2a.path),
@@ -118,6 +121,17 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     this.logger.log(`A2A: agent card at ${CARD_PATH}, JSON-RPC at ${this.options.a2a.path}`);
     if (this.options.a2a.baseUrl === undefined && process.env.NODE_ENV === 'production') {
       this.logger.warn('A2A: a2a.baseUrl is not set, so the card\'s URLs come from each request\'s Host header: set it to the public URL clients reach the agent by.');
+    }
+  }
+
+  /** With `auth.oauth`: the authorization server's endpoints, for the card's oauth2 scheme (a failure is logged, not fatal). */
+  private async oauthServer(): Promise<AuthorizationServerInfo | undefined> {
+    if (!this.oauth) return undefined;
+    try {
+      return await this.oauth.serverMetadata();
+    } catch (error) {
+      this.logger.warn(`A2A: the authorization server's metadata could not be read (${(error as Error).message}); the card names its OpenID discovery instead.`);
+      return undefined;
     }
   }
 

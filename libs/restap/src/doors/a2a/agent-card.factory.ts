@@ -4,6 +4,7 @@ import { CATALOG_PATH } from '../../restap.constants';
 import { CAPABILITY_EXTENSION_URI, TALK_SKILL_ID } from './a2a.constants';
 import type { RegisteredCapability } from '../../core/registry/restap.registry';
 import type { JsonSchema } from '../../interfaces/catalog.interface';
+import type { AuthorizationServerInfo } from '../kit/auth/oauth-resource';
 import type { ResolvedRestapOptions, RestapA2aSecurityScheme } from '../../interfaces/restap-options.interface';
 
 const TEXT = 'text/plain';
@@ -15,6 +16,8 @@ export interface AgentCardSource {
   capabilities: RegisteredCapability[];
   /** The @Talk() handler is there (and talk is enabled). */
   talk: boolean;
+  /** With `auth.oauth`: the authorization server's metadata, when it could be read at bootstrap. */
+  oauthServer?: AuthorizationServerInfo;
 }
 
 /**
@@ -25,7 +28,7 @@ export interface AgentCardSource {
 export function buildAgentCard(source: AgentCardSource): AgentCard {
   const { options } = source;
   const { agent, a2a } = options;
-  const securitySchemes = Object.fromEntries(Object.entries(schemesOf(options)).map(([name, scheme]) => [name, toSecurityScheme(scheme)]));
+  const securitySchemes = Object.fromEntries(Object.entries(schemesOf(options, source.oauthServer)).map(([name, scheme]) => [name, toSecurityScheme(scheme)]));
   return {
     name: agent.name,
     description: agent.description ?? agent.name,
@@ -108,20 +111,34 @@ function exampleArguments(schema: JsonSchema | undefined): Record<string, unknow
  * The card's schemes: the `a2a.securitySchemes` option's, and with `auth.oauth` an `oauth2` scheme
  * naming the authorization server's metadata (unless the option declares one itself).
  */
-function schemesOf(options: AgentCardSource['options']): Record<string, RestapA2aSecurityScheme> {
+function schemesOf(options: AgentCardSource['options'], server: AuthorizationServerInfo | undefined): Record<string, RestapA2aSecurityScheme> {
   const { securitySchemes } = options.a2a;
   const oauth = options.auth.oauth;
   if (!oauth || Object.values(securitySchemes).some((scheme) => scheme.type === 'oauth2' || scheme.type === 'openIdConnect')) return securitySchemes;
   const issuer = new URL(oauth.issuer);
   const path = issuer.pathname === '/' ? '' : issuer.pathname.replace(/\/$/, '');
-  return {
-    ...securitySchemes,
-    oauth2: {
-      type: 'oauth2',
-      description: `OAuth 2.1 access token (a JWT for the audience ${oauth.audience}) from ${oauth.issuer}, sent as Authorization: Bearer.`,
-      oauth2MetadataUrl: new URL(`/.well-known/oauth-authorization-server${path}`, issuer.origin).href,
-    },
-  };
+  const description = `OAuth 2.1 access token (a JWT for the audience ${oauth.audience}) from ${oauth.issuer}, sent as Authorization: Bearer.`;
+  const scopes = Object.fromEntries(scopesOf(options).map((scope) => [scope, `Needed by the capabilities that require ${scope}.`]));
+  const grants = server?.grant_types_supported ?? ['authorization_code'];
+  const flow: Extract<RestapA2aSecurityScheme, { type: 'oauth2' }>['flow'] = !server?.token_endpoint
+    ? undefined
+    : grants.includes('client_credentials')
+      ? { type: 'clientCredentials', tokenUrl: server.token_endpoint, scopes }
+      : server.authorization_endpoint
+        ? { type: 'authorizationCode', authorizationUrl: server.authorization_endpoint, tokenUrl: server.token_endpoint, scopes, pkceRequired: true }
+        : undefined;
+  // A2A 0.3 cards need a flow: without the server's metadata, point to its OpenID discovery instead.
+  const scheme: RestapA2aSecurityScheme = flow
+    ? { type: 'oauth2', description, oauth2MetadataUrl: new URL(`/.well-known/oauth-authorization-server${path}`, issuer.origin).href, flow }
+    : { type: 'openIdConnect', description, openIdConnectUrl: new URL(`${path}/.well-known/openid-configuration`, issuer.origin).href };
+  return { ...securitySchemes, oauth2: scheme };
+}
+
+/** Every scope a capability requires. */
+function scopesOf(options: AgentCardSource['options']): string[] {
+  const oauth = options.auth.oauth;
+  if (!oauth) return [];
+  return oauth.scopesSupported ?? [...new Set(Object.values(oauth.requiredScopes).flat())];
 }
 
 function toSecurityScheme(scheme: RestapA2aSecurityScheme): SecurityScheme {

@@ -50,6 +50,7 @@ export class OAuthResource implements OAuthTokenVerifier {
   private metadata?: { body: string; document: OAuthProtectedResourceMetadata };
   private keys?: { get: JWTVerifyGetKey; at: number };
   private discovery?: Promise<JWTVerifyGetKey>;
+  private server?: Promise<AuthorizationServerInfo>;
   private failedAt = 0;
 
   constructor(
@@ -196,10 +197,27 @@ export class OAuthResource implements OAuthTokenVerifier {
     return this.discovery;
   }
 
-  /** RFC 8414 first (`/.well-known/oauth-authorization-server`, path-aware), then OpenID discovery. */
+  /**
+   * The authorization server's metadata (RFC 8414 or OpenID discovery): where its endpoints are,
+   * for the A2A card's oauth2 scheme. Read once; a failure is forgotten so the next call tries again.
+   */
+  serverMetadata(): Promise<AuthorizationServerInfo> {
+    return (this.server ??= this.fetchMetadata().catch((error: unknown) => {
+      this.server = undefined;
+      throw error;
+    }));
+  }
+
+  /** The JWKS URL: `jwksUri`, else the issuer's metadata's. */
   private async discover(): Promise<string> {
     if (this.oauth.jwksUri) return this.oauth.jwksUri;
-    const issuer = new URL(this.oauth.issuer);
+    const metadata = await this.serverMetadata();
+    if (typeof metadata.jwks_uri !== 'string') throw new Error(`the metadata of ${this.oauth.issuer} has no jwks_uri`);
+    return metadata.jwks_uri;
+  }
+
+  /** RFC 8414 first (`/.well-known/oauth-authorization-server`, path-aware), then OpenID discovery. */
+  private async fetchMetadata(): Promise<AuthorizationServerInfo> {    const issuer = new URL(this.oauth.issuer);
     const path = issuer.pathname === '/' ? '' : issuer.pathname.replace(/\/$/, '');
     const candidates = [
       new URL(`/.well-known/oauth-authorization-server${path}`, issuer.origin),
@@ -212,13 +230,21 @@ export class OAuthResource implements OAuthTokenVerifier {
         last = `${url.href} answered ${response.status}`;
         continue;
       }
-      const metadata = (await response.json()) as { issuer?: unknown; jwks_uri?: unknown };
+      const metadata = (await response.json()) as AuthorizationServerInfo;
       if (metadata.issuer !== this.oauth.issuer) throw new Error(`${url.href} names the issuer ${JSON.stringify(metadata.issuer)}, not ${this.oauth.issuer}`);
-      if (typeof metadata.jwks_uri !== 'string') throw new Error(`${url.href} has no jwks_uri`);
-      return metadata.jwks_uri;
+      return metadata;
     }
     throw new Error(last);
   }
+}
+
+/** What the module reads of the authorization server's metadata. */
+export interface AuthorizationServerInfo {
+  issuer: string;
+  jwks_uri?: string;
+  token_endpoint?: string;
+  authorization_endpoint?: string;
+  grant_types_supported?: string[];
 }
 
 /** jose's reason, in words a client can act on (never the token). */

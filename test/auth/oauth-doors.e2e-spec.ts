@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
+import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createSampleApp } from '../../apps/sample-agent/src/bootstrap';
+import type { RunningApp } from '../support/sample-app';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { CLIENT_SECRETS, startAuthorizationServer, type LocalAuthorizationServer } from '../support/oidc-provider';
+
+jest.setTimeout(120_000);
+
+/** A free loopback port: the agent's audience (its resource URL) must be known before it starts. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+
+/** The three doors' requests, each as a real client would send it. */
+const DOORS = {
+  talk: { path: '/talk', headers: { 'content-type': 'application/json' }, body: () => JSON.stringify({ message: 'hello' }) },
+  mcp: { path: '/mcp', headers: MCP_HEADERS, body: () => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }) },
+  a2a: {
+    path: '/a2a',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: () => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'hi' }] } } }),
+  },
+} as const;
+
+/**
+ * Issue 34: OAuth 2.1 on every door, against a real authorization server (oidc-provider on
+ * loopback, client credentials + resource indicators issuing JWT access tokens) and the real
+ * sample with RESTAP_OAUTH_ISSUER's settings.
+ */
+describe('OAuth 2.1 on every door (issue 34)', () => {
+  let as: LocalAuthorizationServer;
+  let db: TestDatabase;
+  let agent: RunningApp;
+  let resource: string;
+
+  beforeAll(async () => {
+    as = await startAuthorizationServer();
+    db = await createTestDatabase();
+    const port = await freePort();
+    resource = `http://127.0.0.1:${port}`;
+    const app = await createSampleApp({ database: db.target, newsScope: 'global', oauth: { issuer: as.issuer, audience: resource } }, { logger: false });
+    await app.listen(port, '127.0.0.1');
+    agent = { app, url: resource, close: () => app.close() };
+  });
+  afterAll(async () => {
+    await agent?.close();
+    await db?.drop();
+    await as?.stop();
+  });
+
+  const send = (door: keyof typeof DOORS, token?: string) =>
+    fetch(`${agent.url}${DOORS[door].path}`, {
+      method: 'POST',
+      headers: { ...DOORS[door].headers, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: DOORS[door].body(),
+    });
+
+  it.each(Object.keys(DOORS) as Array<keyof typeof DOORS>)('Done-when: no token on %s → 401 whose WWW-Authenticate names the protected resource metadata, which names the issuer', async (door) => {
+    const res = await send(door);
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ error: 'unauthorized', message: expect.stringContaining('access token') });
+    const challenge = res.headers.get('www-authenticate') ?? '';
+    expect(challenge).toBe(`Bearer resource_metadata="${resource}/.well-known/oauth-protected-resource"`);
+    const metadata = await fetch(`${resource}/.well-known/oauth-protected-resource`);
+    expect(metadata.status).toBe(200);
+    expect(await metadata.json()).toMatchObject({ resource: `${resource}/`, authorization_servers: [as.issuer], bearer_methods_supported: ['header'], scopes_supported: ['text:reverse'] });
+  });
+
+  it('RFC 9728: the path-suffixed metadata for the MCP endpoint is the same document; the catalog and the A2A card (oauth2 scheme, issue 34 item 3) stay public', async () => {
+    const root = await (await fetch(`${resource}/.well-known/oauth-protected-resource`)).json();
+    const mcp = await fetch(`${resource}/.well-known/oauth-protected-resource/mcp`);
+    expect(mcp.status).toBe(200);
+    expect(await mcp.json()).toEqual(root);
+    expect((await fetch(`${resource}/`)).status).toBeLessThan(400);
+    const card = await fetch(`${resource}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } });
+    expect(card.status).toBe(200);
+    const body = (await card.json()) as { securitySchemes?: Record<string, { oauth2SecurityScheme?: { oauth2MetadataUrl?: string; flows?: { clientCredentials?: { tokenUrl?: string; scopes?: object } } } }> };
+    const scheme = body.securitySchemes?.oauth2?.oauth2SecurityScheme;
+    expect(scheme?.oauth2MetadataUrl).toBe(`${as.issuer}/.well-known/oauth-authorization-server`);
+    expect(scheme?.flows?.clientCredentials).toMatchObject({ tokenUrl: `${as.issuer}/token`, scopes: { 'text:reverse': expect.any(String) } });
+    // A2A 0.3 clients (no A2A-Version) get the same scheme in the 0.3 card's shape.
+    const legacy = (await (await fetch(`${resource}/.well-known/agent-card.json`)).json()) as { securitySchemes?: Record<string, unknown> };
+    expect(legacy.securitySchemes?.oauth2).toMatchObject({ type: 'oauth2', flows: { clientCredentials: { tokenUrl: `${as.issuer}/token` } } });
+  });
+
+  it.each(Object.keys(DOORS) as Array<keyof typeof DOORS>)('Done-when: a client-credentials JWT for the agent\'s audience is accepted on %s', async (door) => {
+    const token = await as.token('agent-client', resource, 'text:reverse text:echo');
+    const res = await send(door, token);
+    expect(res.status).toBe(200);
+    await res.arrayBuffer();
+  });
+
+  it.each(Object.keys(DOORS) as Array<keyof typeof DOORS>)('Done-when: a token for another audience is refused on %s (401 invalid_token, no passthrough)', async (door) => {
+    const token = await as.token('agent-client', 'https://other.example', 'text:reverse');
+    const res = await send(door, token);
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ error: 'invalid_token', message: expect.stringContaining('another audience') });
+    expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    expect(res.headers.get('www-authenticate')).toContain(`resource_metadata="${resource}/.well-known/oauth-protected-resource"`);
+  });
+
+  it('issue 34 item 2: a tampered token, an alg none token and a garbage token are refused with 401 invalid_token', async () => {
+    const token = await as.token('agent-client', resource, 'text:reverse');
+    const [header, payload, signature] = token.split('.');
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
+    const forged = Buffer.from(JSON.stringify({ ...claims, scope: 'text:reverse text:echo admin' })).toString('base64url');
+    const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt' })).toString('base64url')}.${payload}.`;
+    for (const bad of [`${header}.${forged}.${signature}`, none, 'not-a-jwt']) {
+      const res = await send('talk', bad);
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as { error: string }).error).toBe('invalid_token');
+    }
+  });
+
+  it('Done-when: without text:reverse the MCP tool list omits text_reverse, and a direct tools/call gets 403 insufficient_scope (step-up challenge)', async () => {
+    const limited = await as.token('echo-client', resource, 'text:echo');
+    const client = new Client({ name: 'restap-e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${resource}/mcp`), { requestInit: { headers: { authorization: `Bearer ${limited}` } } }));
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('text_echo');
+    expect(names).not.toContain('text_reverse');
+    await client.close();
+
+    const res = await fetch(`${resource}/mcp`, {
+      method: 'POST',
+      headers: { ...MCP_HEADERS, authorization: `Bearer ${limited}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'text_reverse', arguments: { text: 'abc' } } }),
+    });
+    expect(res.status).toBe(403);
+    const challenge = res.headers.get('www-authenticate') ?? '';
+    expect(challenge).toContain('error="insufficient_scope"');
+    expect(challenge).toContain('scope="text:reverse"');
+    expect(challenge).toContain(`resource_metadata="${resource}/.well-known/oauth-protected-resource"`);
+
+    // The full token sees and calls it.
+    const full = await as.token('agent-client', resource, 'text:reverse text:echo');
+    const allowed = new Client({ name: 'restap-e2e', version: '1.0.0' });
+    await allowed.connect(new StreamableHTTPClientTransport(new URL(`${resource}/mcp`), { requestInit: { headers: { authorization: `Bearer ${full}` } } }));
+    expect((await allowed.listTools()).tools.map((t) => t.name)).toContain('text_reverse');
+    await allowed.close();
+  });
+
+  it('issue 34 item 4: the same scope rule on A2A: a capability call without text:reverse fails with 403 insufficient_scope', async () => {
+    const limited = await as.token('echo-client', resource, 'text:echo');
+    const res = await fetch(`${resource}/a2a`, {
+      method: 'POST',
+      headers: { ...DOORS.a2a.headers, authorization: `Bearer ${limited}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ data: { capability: 'text.reverse', arguments: { text: 'abc' } } }] } } }),
+    });
+    expect(res.status).toBe(200);
+    const task = ((await res.json()) as { result: { task?: { status?: { state?: string; message?: { parts?: Array<{ data?: { status?: number; error?: string } }> } } } } }).result.task;
+    expect(task?.status?.state).toBe('TASK_STATE_FAILED');
+    expect(task?.status?.message?.parts?.find((p) => p.data)?.data).toMatchObject({ status: 403, error: 'insufficient_scope' });
+  });
+
+  it('Done-when: the official MCP client SDK completes its OAuth flow unaided (401 → resource_metadata → issuer → client-credentials token → tools/call)', async () => {
+    const authProvider = new ClientCredentialsProvider({ clientId: 'agent-client', clientSecret: CLIENT_SECRETS['agent-client'], scope: 'text:reverse text:echo', expectedIssuer: as.issuer });
+    const client = new Client({ name: 'restap-e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${resource}/mcp`), { authProvider }));
+    const result = (await client.callTool({ name: 'text_reverse', arguments: { text: 'hello' } })) as { isError?: boolean; structuredContent?: { reversed_text?: string } };
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent?.reversed_text).toBe('olleh');
+    expect(authProvider.tokens()?.access_token).toEqual(expect.any(String));
+    await client.close();
+  });
+});

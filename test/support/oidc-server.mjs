@@ -1,0 +1,38 @@
+// A real OAuth 2.1 authorization server for the e2e tests: oidc-provider (panva) on loopback, with
+// client credentials and resource indicators issuing JWT access tokens (RFC 9068) whose `aud` is
+// the resource the client asked for. Run as a child process (oidc-provider is ESM-only); it prints
+// one line of JSON {"issuer": "..."} once it listens, and stops when its stdin closes.
+import { createServer } from 'node:http';
+import Provider from 'oidc-provider';
+
+const server = createServer();
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const issuer = `http://127.0.0.1:${server.address().port}`;
+const SCOPES = ['text:reverse', 'text:echo'];
+
+const provider = new Provider(issuer, {
+  clients: [
+    // May ask for every scope.
+    { client_id: 'agent-client', client_secret: 'agent-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: SCOPES.join(' ') },
+    // Never gets text:reverse.
+    { client_id: 'echo-client', client_secret: 'echo-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: 'text:echo' },
+  ],
+  scopes: ['openid', 'offline_access', ...SCOPES],
+  features: {
+    devInteractions: { enabled: false },
+    clientCredentials: { enabled: true },
+    introspection: { enabled: true },
+    resourceIndicators: {
+      enabled: true,
+      defaultResource: () => undefined,
+      useGrantedResource: () => true,
+      // Any resource the client names becomes the token's audience, with the scopes it may ask for.
+      getResourceServerInfo: (_ctx, resourceIndicator) => ({ scope: SCOPES.join(' '), audience: resourceIndicator, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
+    },
+  },
+});
+provider.on('server_error', (_ctx, error) => process.stderr.write(`oidc-provider: ${error.message}\n`));
+server.on('request', provider.callback());
+process.stdout.write(`${JSON.stringify({ issuer })}\n`);
+process.stdin.on('end', () => server.close(() => process.exit(0)));
+process.stdin.resume();
