@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createSampleApp } from '../../apps/sample-agent/src/bootstrap';
@@ -118,6 +118,50 @@ describe('OAuth 2.1 on every door (issue 34)', () => {
       expect(res.status).toBe(401);
       expect(((await res.json()) as { error: string }).error).toBe('invalid_token');
     }
+  });
+
+  it('issue 34 item 2: an expired token, a token of another issuer and an HS256 token keyed with the issuer\'s public key are refused', async () => {
+    const other = await startAuthorizationServer();
+    try {
+      const foreign = await other.token('agent-client', resource, 'text:reverse');
+      const foreignRes = await send('mcp', foreign);
+      expect(foreignRes.status).toBe(401);
+      expect(((await foreignRes.json()) as { error: string }).error).toBe('invalid_token');
+    } finally {
+      await other.stop();
+    }
+    const jwks = (await (await fetch(`${as.issuer}/jwks`)).json()) as { keys: Array<{ kid: string }> };
+    const good = await as.token('agent-client', resource, 'text:reverse');
+    const payload = good.split('.')[1];
+    const header = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'at+jwt', kid: jwks.keys[0].kid })).toString('base64url');
+    const mac = createHmac('sha256', JSON.stringify(jwks.keys[0])).update(`${header}.${payload}`).digest('base64url');
+    const hs = await send('a2a', `${header}.${payload}.${mac}`);
+    expect(hs.status).toBe(401);
+    expect(await hs.json()).toEqual({ error: 'invalid_token', message: expect.stringContaining('algorithm') });
+    // short-client's tokens live 1 s; exp is enforced without leeway (the SDK's bearer check).
+    const short = await as.token('short-client', resource, 'text:echo');
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const expired = await send('talk', short);
+    expect(expired.status).toBe(401);
+    expect(await expired.json()).toEqual({ error: 'invalid_token', message: expect.stringContaining('expired') });
+  });
+
+  it('issue 34 items 2 and 4: the capability\'s own route (POST /text/reverse) checks the token and its scope too', async () => {
+    const post = (token?: string) =>
+      fetch(`${resource}/text/reverse`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify({ text: 'abc' }) });
+    const none = await post();
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${resource}/.well-known/oauth-protected-resource"`);
+    const limited = await post(await as.token('echo-client', resource, 'text:echo'));
+    expect(limited.status).toBe(403);
+    expect(await limited.json()).toEqual({ error: 'insufficient_scope', message: expect.stringContaining('text:reverse') });
+    expect(limited.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
+    expect(limited.headers.get('www-authenticate')).toContain('scope="text:reverse"');
+    const full = await post(await as.token('agent-client', resource, 'text:reverse'));
+    expect(full.status).toBe(200);
+    expect(((await full.json()) as { reversed_text: string }).reversed_text).toBe('cba');
+    // Routes that are not capabilities stay the host's: the health check answers without a token.
+    expect((await fetch(`${resource}/health/live`)).status).toBe(200);
   });
 
   it('Done-when: without text:reverse the MCP tool list omits text_reverse, and a direct tools/call gets 403 insufficient_scope (step-up challenge)', async () => {

@@ -2,15 +2,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 
+const SECRETS = { 'agent-client': 'agent-secret', 'echo-client': 'echo-secret', 'short-client': 'short-secret' } as const;
+
 /** A running local authorization server (test/support/oidc-server.mjs: oidc-provider on loopback). */
 export interface LocalAuthorizationServer {
   issuer: string;
   /** A client-credentials access token (a JWT) for `resource`, with `scope` if given. */
-  token(client: 'agent-client' | 'echo-client', resource: string, scope?: string): Promise<string>;
+  token(client: keyof typeof SECRETS, resource: string, scope?: string): Promise<string>;
   stop(): Promise<void>;
 }
 
-const SECRETS = { 'agent-client': 'agent-secret', 'echo-client': 'echo-secret' } as const;
 export const CLIENT_SECRETS = SECRETS;
 
 /** Starts oidc-provider in a child process (it is ESM-only) and waits for its issuer URL. */

@@ -14,10 +14,13 @@ const provider = new Provider(issuer, {
   clients: [
     // May ask for every scope.
     { client_id: 'agent-client', client_secret: 'agent-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: SCOPES.join(' ') },
+    // Its tokens live one second (expiry tests).
+    { client_id: 'short-client', client_secret: 'short-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: SCOPES.join(' ') },
     // Never gets text:reverse.
     { client_id: 'echo-client', client_secret: 'echo-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: 'text:echo' },
   ],
   scopes: ['openid', 'offline_access', ...SCOPES],
+  ttl: { ClientCredentials: (_ctx, _token, client) => (client.clientId === 'short-client' ? 1 : 600) },
   features: {
     devInteractions: { enabled: false },
     clientCredentials: { enabled: true },

@@ -13,6 +13,8 @@ import { RestapRegistry } from './core/registry/restap.registry';
 import { DoorKit } from './doors/kit/door-kit';
 import { OAuthResource } from './doors/kit/auth/oauth-resource';
 import { ProtectedResourceRoute } from './doors/kit/auth/protected-resource.route';
+import { CapabilityOAuthGuard } from './doors/kit/auth/capability-oauth.guard';
+import { APP_GUARD } from '@nestjs/core';
 import { RestapCors } from './doors/restap/http/restap-cors';
 import { RestapFrontDoor } from './doors/restap/http/restap-front-door';
 import { RestapRouteFallback } from './doors/restap/http/restap-route.fallback';
@@ -128,12 +130,25 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
 })
 export class RestapModule extends RestapConfigurableModule {
   static override forRoot(options: typeof RESTAP_OPTIONS_TYPE): DynamicModule {
-    return withDoors(super.forRoot(options), ALL_DOORS.filter((door) => (options[door] as { enabled?: unknown } | undefined)?.enabled === true));
+    return withOAuthGuard(
+      withDoors(super.forRoot(options), ALL_DOORS.filter((door) => (options[door] as { enabled?: unknown } | undefined)?.enabled === true)),
+      options.auth?.oauth !== undefined,
+    );
   }
 
   static override forRootAsync(options: typeof RESTAP_ASYNC_OPTIONS_TYPE): DynamicModule {
-    return withDoors(super.forRootAsync(options), options.doors ?? ALL_DOORS);
+    // The options come later: the guard is registered and passes everything at once unless auth.oauth is set.
+    return withOAuthGuard(withDoors(super.forRootAsync(options), options.doors ?? ALL_DOORS), true);
   }
+}
+
+/**
+ * With OAuth, the capabilities' own routes check the bearer token and scopes too (a global guard
+ * that acts only on `@Capability()` routes); `forRoot` without `auth.oauth` registers nothing.
+ */
+function withOAuthGuard(definition: DynamicModule, oauth: boolean): DynamicModule {
+  if (!oauth) return definition;
+  return { ...definition, providers: [...(definition.providers ?? []), CapabilityOAuthGuard, { provide: APP_GUARD, useExisting: CapabilityOAuthGuard }] };
 }
 
 /** The module definition with the modules of `doors` imported, and the list of them for `resolveLoadedOptions`. */

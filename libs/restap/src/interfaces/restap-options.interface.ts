@@ -245,7 +245,7 @@ export interface RestapOAuthOptions {
   jwksUri?: string;
   /** JWS algorithms accepted (never `none`, never HS*: the keys are the issuer's public keys). @default ['RS256', 'PS256', 'ES256', 'EdDSA'] */
   algorithms?: string[];
-  /** Leeway for `exp` / `nbf` / `iat`, seconds. @default 5 */
+  /** Leeway for `nbf` / `iat` (clock skew with the issuer), seconds; `exp` is enforced as it is. @default 5 */
   clockTolerance?: number;
   /**
    * Scopes a capability needs, by capability id, beside its `@Capability({ scopes })`: a caller
