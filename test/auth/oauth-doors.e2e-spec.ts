@@ -4,6 +4,7 @@ import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from
 import { createSampleApp } from '../../apps/sample-agent/src/bootstrap';
 import type { RunningApp } from '../support/sample-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { messagesOf, startFakeLlm, type ChatRequestBody, type FakeLlm, type FakeLlmReply } from '../support/fake-llm';
 import { CLIENT_SECRETS, startAuthorizationServer, type LocalAuthorizationServer } from '../support/oidc-provider';
 
 jest.setTimeout(120_000);
@@ -35,18 +36,28 @@ const DOORS = {
  * loopback, client credentials + resource indicators issuing JWT access tokens) and the real
  * sample with RESTAP_OAUTH_ISSUER's settings.
  */
+/** A model that calls text_reverse when asked to reverse, whatever tools it was offered, then repeats the tool's answer. */
+function reversingModel(body: ChatRequestBody): FakeLlmReply {
+  const last = messagesOf(body).at(-1)!;
+  if (last.role === 'tool') return { text: `Tool said: ${last.content}` };
+  const text = /reverse '(.*)'/.exec(last.content ?? '')?.[1];
+  return text === undefined ? { text: 'hello' } : { toolCalls: [{ id: 'call_1', name: 'text_reverse', arguments: JSON.stringify({ text }) }] };
+}
+
 describe('OAuth 2.1 on every door (issue 34)', () => {
   let as: LocalAuthorizationServer;
+  let llm: FakeLlm;
   let db: TestDatabase;
   let agent: RunningApp;
   let resource: string;
 
   beforeAll(async () => {
     as = await startAuthorizationServer();
+    llm = await startFakeLlm({ respond: reversingModel });
     db = await createTestDatabase();
     const port = await freePort();
     resource = `http://127.0.0.1:${port}`;
-    const app = await createSampleApp({ database: db.target, newsScope: 'global', oauth: { issuer: as.issuer, audience: resource } }, { logger: false });
+    const app = await createSampleApp({ database: db.target, newsScope: 'global', oauth: { issuer: as.issuer, audience: resource }, llm: { baseUrl: llm.baseUrl, model: 'test-model', apiKey: 'sk-test' } }, { logger: false });
     await app.listen(port, '127.0.0.1');
     agent = { app, url: resource, close: () => app.close() };
   });
@@ -54,6 +65,7 @@ describe('OAuth 2.1 on every door (issue 34)', () => {
     await agent?.close();
     await db?.drop();
     await as?.stop();
+    await llm?.close();
   });
 
   const send = (door: keyof typeof DOORS, token?: string) =>
@@ -203,6 +215,20 @@ describe('OAuth 2.1 on every door (issue 34)', () => {
     const task = ((await res.json()) as { result: { task?: { status?: { state?: string; message?: { parts?: Array<{ data?: { status?: number; error?: string } }> } } } } }).result.task;
     expect(task?.status?.state).toBe('TASK_STATE_FAILED');
     expect(task?.status?.message?.parts?.find((p) => p.data)?.data).toMatchObject({ status: 403, error: 'insufficient_scope' });
+  });
+
+  it('issue 34 item 4: the model\'s tools follow the caller\'s scopes: without text:reverse it is not offered, and a call anyway gets 403 insufficient_scope as the tool result', async () => {
+    const talk = (token: string) =>
+      fetch(`${resource}/talk`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ message: "reverse 'abc'" }) });
+    const limited = await talk(await as.token('echo-client', resource, 'text:echo'));
+    expect(limited.status).toBe(200);
+    const offered = (llm.requests.at(-2)!.body as ChatRequestBody).tools!.map((t) => t.function.name);
+    expect(offered).toEqual(['text_echo']);
+    expect(((await limited.json()) as { reply: string }).reply).toContain('Error 403 insufficient_scope');
+
+    const full = await talk(await as.token('agent-client', resource, 'text:reverse text:echo'));
+    expect((llm.requests.at(-2)!.body as ChatRequestBody).tools!.map((t) => t.function.name).sort()).toEqual(['text_echo', 'text_reverse']);
+    expect(((await full.json()) as { reply: string }).reply).toContain('"reversed_text":"cba"');
   });
 
   it('Done-when: the official MCP client SDK completes its OAuth flow unaided (401 → resource_metadata → issuer → client-credentials token → tools/call)', async () => {
