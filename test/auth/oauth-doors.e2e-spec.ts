@@ -158,6 +158,19 @@ describe('OAuth 2.1 on every door (issue 34)', () => {
     expect(await expired.json()).toEqual({ error: 'invalid_token', message: expect.stringContaining('expired') });
   });
 
+  it('issue 34 item 2: key rotation: after the issuer rotates its key, new tokens verify (unknown kid → JWKS refetched) and the old key\'s tokens no longer do', async () => {
+    const before = await as.token('agent-client', resource, 'text:echo');
+    expect((await send('talk', before)).status).toBe(200);
+    await as.rotate();
+    const after = await as.token('agent-client', resource, 'text:echo');
+    expect(JSON.parse(Buffer.from(after.split('.')[0], 'base64url').toString()).kid).not.toBe(JSON.parse(Buffer.from(before.split('.')[0], 'base64url').toString()).kid);
+    await new Promise((resolve) => setTimeout(resolve, 5_200)); // the JWKS refetch cooldown
+    expect((await send('talk', after)).status).toBe(200);
+    const old = await send('talk', before);
+    expect(old.status).toBe(401);
+    expect(((await old.json()) as { error: string }).error).toBe('invalid_token');
+  });
+
   it('issue 34 items 2 and 4: the capability\'s own route (POST /text/reverse) checks the token and its scope too', async () => {
     const post = (token?: string) =>
       fetch(`${resource}/text/reverse`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify({ text: 'abc' }) });

@@ -9,6 +9,8 @@ export interface LocalAuthorizationServer {
   issuer: string;
   /** A client-credentials access token (a JWT) for `resource`, with `scope` if given. */
   token(client: keyof typeof SECRETS, resource: string, scope?: string): Promise<string>;
+  /** Replaces the signing key (a new kid); the old one leaves the JWKS. */
+  rotate(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -19,8 +21,8 @@ export async function startAuthorizationServer(): Promise<LocalAuthorizationServ
   const child: ChildProcess = spawn(process.execPath, [join(__dirname, 'oidc-server.mjs')], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const lines = createInterface({ input: child.stdout! });
   const issuer = await new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
     lines.once('line', (line) => resolve((JSON.parse(line) as { issuer: string }).issuer));
     child.once('exit', (code) => reject(new Error(`oidc-server exited with ${code}: ${stderr}`)));
   });
@@ -37,6 +39,11 @@ export async function startAuthorizationServer(): Promise<LocalAuthorizationServ
       if (!res.ok || !json.access_token) throw new Error(`token request failed: ${res.status} ${JSON.stringify(json)}`);
       return json.access_token;
     },
+    rotate: () =>
+      new Promise<void>((resolve) => {
+        lines.once('line', () => resolve());
+        child.stdin!.write('rotate\n');
+      }),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

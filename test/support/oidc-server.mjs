@@ -1,8 +1,11 @@
 // A real OAuth 2.1 authorization server for the e2e tests: oidc-provider (panva) on loopback, with
 // client credentials and resource indicators issuing JWT access tokens (RFC 9068) whose `aud` is
 // the resource the client asked for. Run as a child process (oidc-provider is ESM-only); it prints
-// one line of JSON {"issuer": "..."} once it listens, and stops when its stdin closes.
+// one line of JSON {"issuer": "..."} once it listens, rotates its signing key on a "rotate" line
+// (answering "rotated"), and stops when its stdin closes.
 import { createServer } from 'node:http';
+import { createInterface } from 'node:readline';
+import { exportJWK, generateKeyPair } from 'jose';
 import Provider from 'oidc-provider';
 
 const server = createServer();
@@ -10,7 +13,14 @@ await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const issuer = `http://127.0.0.1:${server.address().port}`;
 const SCOPES = ['text:reverse', 'text:echo'];
 
-const provider = new Provider(issuer, {
+/** A fresh RS256 signing key (a new kid each time). */
+async function signingKey(kid) {
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+  return { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' };
+}
+
+const configuration = (key) => ({
+  jwks: { keys: [key] },
   clients: [
     // May ask for every scope.
     { client_id: 'agent-client', client_secret: 'agent-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: SCOPES.join(' ') },
@@ -34,8 +44,22 @@ const provider = new Provider(issuer, {
     },
   },
 });
-provider.on('server_error', (_ctx, error) => process.stderr.write(`oidc-provider: ${error.message}\n`));
-server.on('request', provider.callback());
+
+let generation = 1;
+let handler;
+async function start() {
+  const provider = new Provider(issuer, configuration(await signingKey(`key-${generation}`)));
+  provider.on('server_error', (_ctx, error) => process.stderr.write(`oidc-provider: ${error.message}\n`));
+  handler = provider.callback();
+}
+await start();
+server.on('request', (req, res) => handler(req, res));
 process.stdout.write(`${JSON.stringify({ issuer })}\n`);
-process.stdin.on('end', () => server.close(() => process.exit(0)));
-process.stdin.resume();
+const lines = createInterface({ input: process.stdin });
+lines.on('line', async (line) => {
+  if (line.trim() !== 'rotate') return;
+  generation += 1;
+  await start(); // the old key is gone from the JWKS: tokens it signed no longer verify
+  process.stdout.write('rotated\n');
+});
+lines.on('close', () => server.close(() => process.exit(0)));

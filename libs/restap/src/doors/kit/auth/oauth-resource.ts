@@ -27,6 +27,8 @@ export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
 
 /** How long the authorization server's metadata is kept before it is read again, ms. */
 const DISCOVERY_TTL_MS = 60 * 60_000;
+/** After a JWKS fetch, how long before a token with an unknown `kid` may fetch it again, ms (key rotation). */
+const JWKS_COOLDOWN_MS = 5_000;
 /** After a failed discovery, how long before the next try, ms (a burst of requests makes one fetch). */
 const DISCOVERY_RETRY_MS = 5_000;
 
@@ -180,7 +182,7 @@ export class OAuthResource implements OAuthTokenVerifier {
     }
     this.discovery = this.discover().then(
       (jwksUri) => {
-        const get = createRemoteJWKSet(new URL(jwksUri), { cacheMaxAge: this.oauth.jwksCacheMaxAgeMs, cooldownDuration: 30_000, timeoutDuration: 5_000 });
+        const get = createRemoteJWKSet(new URL(jwksUri), { cacheMaxAge: this.oauth.jwksCacheMaxAgeMs, cooldownDuration: JWKS_COOLDOWN_MS, timeoutDuration: 5_000 });
         this.keys = { get, at: Date.now() };
         this.discovery = undefined;
         return get;
