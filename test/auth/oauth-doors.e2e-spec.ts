@@ -57,7 +57,7 @@ describe('OAuth 2.1 on every door (issue 34)', () => {
     db = await createTestDatabase();
     const port = await freePort();
     resource = `http://127.0.0.1:${port}`;
-    const app = await createSampleApp({ database: db.target, newsScope: 'global', oauth: { issuer: as.issuer, audience: resource }, llm: { baseUrl: llm.baseUrl, model: 'test-model', apiKey: 'sk-test' } }, { logger: false });
+    const app = await createSampleApp({ database: db.target, newsScope: 'global', oauth: { issuer: as.issuer, audience: resource, introspection: { clientId: 'agent-rs', clientSecret: 'agent-rs-secret' } }, llm: { baseUrl: llm.baseUrl, model: 'test-model', apiKey: 'sk-test' } }, { logger: false });
     await app.listen(port, '127.0.0.1');
     agent = { app, url: resource, close: () => app.close() };
   });
@@ -125,7 +125,7 @@ describe('OAuth 2.1 on every door (issue 34)', () => {
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
     const forged = Buffer.from(JSON.stringify({ ...claims, scope: 'text:reverse text:echo admin' })).toString('base64url');
     const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt' })).toString('base64url')}.${payload}.`;
-    for (const bad of [`${header}.${forged}.${signature}`, none, 'not-a-jwt']) {
+    for (const bad of [`${header}.${forged}.${signature}`, none, 'not.a.jwt']) {
       const res = await send('talk', bad);
       expect(res.status).toBe(401);
       expect(((await res.json()) as { error: string }).error).toBe('invalid_token');
@@ -169,6 +169,30 @@ describe('OAuth 2.1 on every door (issue 34)', () => {
     const old = await send('talk', before);
     expect(old.status).toBe(401);
     expect(((await old.json()) as { error: string }).error).toBe('invalid_token');
+  });
+
+  it.each(Object.keys(DOORS) as Array<keyof typeof DOORS>)('issue 34 item 2: an opaque token is checked by RFC 7662 introspection on %s: for the agent accepted, for another audience or unknown refused', async (door) => {
+    const opaque = await as.token('opaque-client', resource, 'text:echo');
+    expect(opaque.split('.')).toHaveLength(1);
+    const ok = await send(door, opaque);
+    expect(ok.status).toBe(200);
+    await ok.arrayBuffer();
+    const elsewhere = await send(door, await as.token('opaque-client', 'https://other.example', 'text:echo'));
+    expect(elsewhere.status).toBe(401);
+    expect(await elsewhere.json()).toEqual({ error: 'invalid_token', message: expect.stringContaining('another audience') });
+    const unknown = await send(door, 'made-up-opaque-token');
+    expect(unknown.status).toBe(401);
+    expect(await unknown.json()).toEqual({ error: 'invalid_token', message: expect.stringContaining('not active') });
+  });
+
+  it('issue 34 items 2 and 4: an introspected token\'s scopes count too: the MCP list omits text_reverse without text:reverse', async () => {
+    const opaque = await as.token('opaque-client', resource, 'text:echo');
+    const client = new Client({ name: 'restap-e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${resource}/mcp`), { requestInit: { headers: { authorization: `Bearer ${opaque}` } } }));
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('text_echo');
+    expect(names).not.toContain('text_reverse');
+    await client.close();
   });
 
   it('issue 34 items 2 and 4: the capability\'s own route (POST /text/reverse) checks the token and its scope too', async () => {

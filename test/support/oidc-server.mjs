@@ -26,6 +26,10 @@ const configuration = (key) => ({
     { client_id: 'agent-client', client_secret: 'agent-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: SCOPES.join(' ') },
     // Its tokens live one second (expiry tests).
     { client_id: 'short-client', client_secret: 'short-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: SCOPES.join(' ') },
+    // Its tokens are opaque (RFC 7662 introspection tests).
+    { client_id: 'opaque-client', client_secret: 'opaque-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: SCOPES.join(' ') },
+    // The agent itself, as a resource server that introspects tokens.
+    { client_id: 'agent-rs', client_secret: 'agent-rs-secret', grant_types: [], redirect_uris: [], response_types: [] },
     // Never gets text:reverse.
     { client_id: 'echo-client', client_secret: 'echo-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: 'text:echo' },
   ],
@@ -40,7 +44,10 @@ const configuration = (key) => ({
       defaultResource: () => undefined,
       useGrantedResource: () => true,
       // Any resource the client names becomes the token's audience, with the scopes it may ask for.
-      getResourceServerInfo: (_ctx, resourceIndicator) => ({ scope: SCOPES.join(' '), audience: resourceIndicator, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
+      getResourceServerInfo: (_ctx, resourceIndicator, client) =>
+        client.clientId === 'opaque-client'
+          ? { scope: SCOPES.join(' '), audience: resourceIndicator, accessTokenFormat: 'opaque' }
+          : { scope: SCOPES.join(' '), audience: resourceIndicator, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } },
     },
   },
 });

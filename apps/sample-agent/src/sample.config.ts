@@ -27,7 +27,7 @@ export interface SampleConfig {
    * public base URL, the tokens' `aud`; default `http://localhost:<PORT or 3000>`): OAuth 2.1 on
    * every door (auth.oauth); `text.reverse` then needs the scope `text:reverse`.
    */
-  oauth?: { issuer: string; audience: string };
+  oauth?: { issuer: string; audience: string; introspection?: { clientId: string; clientSecret: string } };
   /** RESTAP_API_KEY: when set, /talk, /news and the text capabilities need it (Bearer or X-API-Key). */
   apiKey?: string;
   /** RESTAP_SHUTDOWN_GRACE_MS: how long open /talk turns may finish on SIGTERM; unset: the module default. */
@@ -81,11 +81,14 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
   return Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined)) as unknown as SampleConfig;
 }
 
-function oauthFromEnv(env: NodeJS.ProcessEnv): { issuer: string; audience: string } | undefined {
+function oauthFromEnv(env: NodeJS.ProcessEnv): SampleConfig['oauth'] {
   const issuer = env.RESTAP_OAUTH_ISSUER?.trim();
   if (!issuer) return undefined;
   const audience = env.RESTAP_OAUTH_AUDIENCE?.trim() || `http://localhost:${Number(env.PORT) || 3000}`;
-  return { issuer, audience };
+  // RESTAP_OAUTH_CLIENT_ID / RESTAP_OAUTH_CLIENT_SECRET: the agent's own credentials, to introspect opaque tokens.
+  const clientId = env.RESTAP_OAUTH_CLIENT_ID?.trim();
+  const clientSecret = env.RESTAP_OAUTH_CLIENT_SECRET?.trim();
+  return clientId && clientSecret ? { issuer, audience, introspection: { clientId, clientSecret } } : { issuer, audience };
 }
 
 function trustProxyFromEnv(env: NodeJS.ProcessEnv): number | string | undefined {

@@ -149,5 +149,7 @@ describe('resolveOptions: auth.oauth (issue 34)', () => {
     expect(failure({ agent, auth: { oauth: { ...oauth, algorithms: ['HS256'] } } })).toMatch(/no 'none', no HS\*/);
     expect(failure({ agent, auth: { oauth: { ...oauth, requiredScopes: { 'text.reverse': ['text reverse'] } } } })).toMatch(/scope tokens/);
     expect(failure({ agent, auth: { oauth: { ...oauth, clockTolerance: -1 } } })).toMatch(/clockTolerance/);
+    expect(failure({ agent, auth: { oauth: { ...oauth, introspection: { clientId: 'agent' } } } })).toMatch(/introspection must be \{ clientId, clientSecret/);
+    expect(resolveOptions({ agent, auth: { oauth: { ...oauth, introspection: { clientId: 'agent', clientSecret: 's' } } } }).auth.oauth?.introspection).toEqual({ clientId: 'agent', clientSecret: 's' });
   });
 });

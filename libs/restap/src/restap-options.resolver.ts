@@ -174,8 +174,18 @@ function resolveAuth(value: RestapModuleOptions['auth']): ResolvedRestapOptions[
     }
     requiredScopes[id] = [...scopes];
   }
+  const introspection = oauth.introspection;
+  if (introspection !== undefined) {
+    if (!introspection || typeof introspection.clientId !== 'string' || !introspection.clientId || typeof introspection.clientSecret !== 'string' || !introspection.clientSecret) {
+      throw new RestapBootstrapError('RestapModule option auth.oauth.introspection must be { clientId, clientSecret, endpoint? } (non-empty strings).');
+    }
+    if (introspection.endpoint !== undefined && !/^https?:\/\//.test(introspection.endpoint)) {
+      throw new RestapBootstrapError(`RestapModule option auth.oauth.introspection.endpoint must be an http(s) URL, got ${JSON.stringify(introspection.endpoint)}.`);
+    }
+  }
   return {
     oauth: {
+      ...(introspection ? { introspection: { ...introspection } } : {}),
       issuer,
       audience,
       ...(jwksUri ? { jwksUri } : {}),

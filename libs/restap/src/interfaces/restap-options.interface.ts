@@ -257,6 +257,13 @@ export interface RestapOAuthOptions {
   scopesSupported?: string[];
   /** How long a fetched JWKS is kept before it is fetched again, ms. @default 600000 */
   jwksCacheMaxAgeMs?: number;
+  /**
+   * Opaque (non-JWT) access tokens, checked by RFC 7662 introspection at the issuer's
+   * `introspection_endpoint` (or `endpoint`) with these client credentials (HTTP Basic). The answer
+   * must be `active`, from `issuer`, for `audience`, with an `exp`. Each request with an opaque token
+   * asks the issuer (no cache). Unset: only JWTs are accepted.
+   */
+  introspection?: { clientId: string; clientSecret: string; endpoint?: string };
 }
 
 /** How callers prove who they are. @default {} (no OAuth: the `guards` option and the host's guards decide) */
@@ -274,6 +281,7 @@ export interface ResolvedRestapOAuthOptions {
   requiredScopes: Record<string, string[]>;
   scopesSupported?: string[];
   jwksCacheMaxAgeMs: number;
+  introspection?: { clientId: string; clientSecret: string; endpoint?: string };
 }
 
 /**

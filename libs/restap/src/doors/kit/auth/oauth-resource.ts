@@ -116,8 +116,12 @@ export class OAuthResource implements OAuthTokenVerifier {
     target[CALLER_AUTH] = auth;
   }
 
-  /** The SDK's verifier: one JWT, checked with jose against the issuer's keys. */
+  /** The SDK's verifier: a JWT, checked with jose against the issuer's keys; an opaque token, by introspection when configured. */
   async verifyAccessToken(token: string): Promise<AuthInfo> {
+    if (token.split('.').length !== 3) {
+      if (!this.oauth.introspection) throw new OAuthError(OAuthErrorCode.InvalidToken, 'it is not a JWT access token');
+      return this.introspect(token, this.oauth.introspection);
+    }
     const keys = await this.keySet();
     let payload: JWTPayload;
     try {
@@ -144,6 +148,52 @@ export class OAuthResource implements OAuthTokenVerifier {
       expiresAt: payload.exp,
       resource: new URL(this.oauth.audience),
       extra: { iss: payload.iss, ...(payload.sub ? { sub: payload.sub } : {}), claims: payload },
+    };
+  }
+
+  /** RFC 7662: the issuer says whether an opaque token is active, and for whom and what. */
+  private async introspect(token: string, client: { clientId: string; clientSecret: string; endpoint?: string }): Promise<AuthInfo> {
+    let endpoint = client.endpoint;
+    if (!endpoint) {
+      try {
+        endpoint = (await this.serverMetadata()).introspection_endpoint;
+      } catch {
+        throw new AuthUnavailableException('The authorization server\'s metadata could not be read; try again shortly.');
+      }
+      if (!endpoint) throw new AuthUnavailableException('The authorization server names no introspection_endpoint: opaque tokens cannot be checked.');
+    }
+    // RFC 6749 §2.3.1: the credentials are form-encoded before they are joined for Basic.
+    const basic = Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64');
+    let answer: Record<string, unknown>;
+    try {
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body: new URLSearchParams({ token, token_type_hint: 'access_token' }),
+        signal: AbortSignal.timeout(5_000),
+        redirect: 'error',
+      });
+      if (!response.ok) throw new Error(`the introspection endpoint answered ${response.status}`);
+      answer = (await response.json()) as Record<string, unknown>;
+    } catch (error) {
+      this.logger.warn(logLine(`OAuth: introspection failed: ${(error as Error)?.message ?? String(error)}`));
+      throw new AuthUnavailableException('The access token could not be checked now; try again shortly.');
+    }
+    if (answer.active !== true) throw new OAuthError(OAuthErrorCode.InvalidToken, 'it is not active');
+    if (answer.iss !== undefined && answer.iss !== this.oauth.issuer) throw new OAuthError(OAuthErrorCode.InvalidToken, 'it was issued by another authorization server');
+    const aud = Array.isArray(answer.aud) ? answer.aud : [answer.aud];
+    if (!aud.some((a) => typeof a === 'string' && this.audiences.includes(a))) throw new OAuthError(OAuthErrorCode.InvalidToken, 'it was issued for another audience');
+    if (typeof answer.nbf === 'number' && answer.nbf > Date.now() / 1000 + this.oauth.clockTolerance) throw new OAuthError(OAuthErrorCode.InvalidToken, 'it is not valid yet');
+    const scopes = typeof answer.scope === 'string' ? answer.scope.split(' ').filter(Boolean) : [];
+    const clientId = [answer.client_id, answer.sub].find((v): v is string => typeof v === 'string') ?? 'unknown';
+    const sub = typeof answer.sub === 'string' ? answer.sub : undefined;
+    return {
+      token,
+      clientId,
+      scopes,
+      ...(typeof answer.exp === 'number' ? { expiresAt: answer.exp } : {}),
+      resource: new URL(this.oauth.audience),
+      extra: { iss: this.oauth.issuer, ...(sub ? { sub } : {}), claims: answer },
     };
   }
 
@@ -246,6 +296,7 @@ export interface AuthorizationServerInfo {
   jwks_uri?: string;
   token_endpoint?: string;
   authorization_endpoint?: string;
+  introspection_endpoint?: string;
   grant_types_supported?: string[];
 }
 
