@@ -1,11 +1,11 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
-import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/client';
 import { createSampleApp } from '../../apps/sample-agent/src/bootstrap';
 import type { RunningApp } from '../support/sample-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { messagesOf, startFakeLlm, type ChatRequestBody, type FakeLlm, type FakeLlmReply } from '../support/fake-llm';
-import { CLIENT_SECRETS, startAuthorizationServer, type LocalAuthorizationServer } from '../support/oidc-provider';
+import { CLIENT_SECRETS, signInAs, startAuthorizationServer, type LocalAuthorizationServer } from '../support/oidc-provider';
 
 jest.setTimeout(120_000);
 
@@ -276,6 +276,42 @@ describe('OAuth 2.1 on every door (issue 34)', () => {
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent?.reversed_text).toBe('olleh');
     expect(authProvider.tokens()?.access_token).toEqual(expect.any(String));
+    await client.close();
+  });
+
+  it('issue 34 tests: the official MCP client SDK signs a user in with the authorization code flow + PKCE (its own discovery, then the code exchange), and calls text_reverse', async () => {
+    let redirectedTo: URL | undefined;
+    let verifier = '';
+    let saved: Awaited<ReturnType<OAuthClientProvider['tokens']>>;
+    const provider: OAuthClientProvider = {
+      get redirectUrl() {
+        return 'http://127.0.0.1:1/callback';
+      },
+      clientMetadata: { client_name: 'restap-e2e', redirect_uris: ['http://127.0.0.1:1/callback'], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' },
+      clientInformation: () => ({ client_id: 'mcp-app' }),
+      tokens: () => saved,
+      saveTokens: (tokens) => void (saved = tokens),
+      redirectToAuthorization: (url) => void (redirectedTo = url),
+      saveCodeVerifier: (v) => void (verifier = v),
+      codeVerifier: () => verifier,
+    };
+    const transport = new StreamableHTTPClientTransport(new URL(`${resource}/mcp`), { authProvider: provider });
+    const first = new Client({ name: 'restap-e2e', version: '1.0.0' });
+    await expect(first.connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(redirectedTo?.origin).toBe(as.issuer);
+    expect(redirectedTo?.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(redirectedTo?.searchParams.get('resource')).toBe(`${resource}/`);
+    const callback = await signInAs(redirectedTo!, 'ada');
+    await transport.finishAuth(callback.searchParams);
+    // A user's token: its subject is the person who signed in, its audience the agent.
+    const claims = JSON.parse(Buffer.from(saved!.access_token.split('.')[1], 'base64url').toString()) as { sub: string; aud: string; client_id: string };
+    expect(claims).toMatchObject({ sub: 'ada', aud: `${resource}/`, client_id: 'mcp-app' });
+
+    const client = new Client({ name: 'restap-e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${resource}/mcp`), { authProvider: provider }));
+    const result = (await client.callTool({ name: 'text_reverse', arguments: { text: 'ada' } })) as { isError?: boolean; structuredContent?: { reversed_text?: string } };
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent?.reversed_text).toBe('ada');
     await client.close();
   });
 });

@@ -53,3 +53,43 @@ export async function startAuthorizationServer(): Promise<LocalAuthorizationServ
       }),
   };
 }
+
+/**
+ * Plays the user's browser through oidc-provider's development login and consent pages: follows
+ * the authorization URL's redirects with the cookies they set, posts the login (`login`) and the
+ * consent, and returns the redirect to the client's callback (with `code`, `state`, `iss`).
+ */
+export async function signInAs(authorizationUrl: URL, login: string): Promise<URL> {
+  const jar = new Map<string, string>();
+  let url = authorizationUrl;
+  let method: 'GET' | 'POST' = 'GET';
+  let body: URLSearchParams | undefined;
+  for (let hop = 0; hop < 12; hop++) {
+    const res = await fetch(url, {
+      method,
+      redirect: 'manual',
+      headers: { cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; '), ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      ...(body ? { body } : {}),
+    });
+    for (const cookie of res.headers.getSetCookie()) {
+      const [pair] = cookie.split(';');
+      const at = pair.indexOf('=');
+      jar.set(pair.slice(0, at), pair.slice(at + 1));
+    }
+    const location = res.headers.get('location');
+    if (location) {
+      const next = new URL(location, url);
+      if (next.pathname === '/callback') return next;
+      url = next;
+      method = 'GET';
+      body = undefined;
+      continue;
+    }
+    const page = await res.text();
+    if (!url.pathname.startsWith('/interaction/')) throw new Error(`unexpected page at ${url.href}: ${res.status} ${page.slice(0, 200)}`);
+    // The login form has a `login` field; the consent form does not.
+    body = new URLSearchParams(page.includes('name="login"') ? { prompt: 'login', login, password: 'any' } : { prompt: 'consent' });
+    method = 'POST';
+  }
+  throw new Error('the sign-in did not reach the callback');
+}

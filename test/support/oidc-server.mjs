@@ -30,13 +30,16 @@ const configuration = (key) => ({
     { client_id: 'opaque-client', client_secret: 'opaque-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: SCOPES.join(' ') },
     // The agent itself, as a resource server that introspects tokens.
     { client_id: 'agent-rs', client_secret: 'agent-rs-secret', grant_types: [], redirect_uris: [], response_types: [] },
+    // A public client (PKCE, no secret) signing a user in with the authorization code flow.
+    { client_id: 'mcp-app', grant_types: ['authorization_code', 'refresh_token'], redirect_uris: ['http://127.0.0.1:1/callback'], response_types: ['code'], token_endpoint_auth_method: 'none', scope: [...SCOPES, 'offline_access'].join(' ') },
     // Never gets text:reverse.
     { client_id: 'echo-client', client_secret: 'echo-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: 'text:echo' },
   ],
   scopes: ['openid', 'offline_access', ...SCOPES],
   ttl: { ClientCredentials: (_ctx, _token, client) => (client.clientId === 'short-client' ? 1 : 600) },
   features: {
-    devInteractions: { enabled: false },
+    // The development login and consent pages: any login name signs in (the tests post the forms).
+    devInteractions: { enabled: true },
     clientCredentials: { enabled: true },
     introspection: { enabled: true },
     resourceIndicators: {
