@@ -98,6 +98,10 @@ describe('OAuth 2.1 on every door (issue 34)', () => {
     const scheme = body.securitySchemes?.oauth2?.oauth2SecurityScheme;
     expect(scheme?.oauth2MetadataUrl).toBe(`${as.issuer}/.well-known/oauth-authorization-server`);
     expect(scheme?.flows?.clientCredentials).toMatchObject({ tokenUrl: `${as.issuer}/token`, scopes: { 'text:reverse': expect.any(String) } });
+    // The skill that needs a scope says so: text.reverse requires text:reverse of the oauth2 scheme.
+    const skills = (body as unknown as { skills: Array<{ id: string; securityRequirements?: unknown[] }> }).skills;
+    expect(skills.find((skill) => skill.id === 'text.reverse')?.securityRequirements).toEqual([{ schemes: { oauth2: { list: ['text:reverse'] } } }]);
+    expect(skills.find((skill) => skill.id === 'text.echo')?.securityRequirements ?? []).toEqual([]);
     // A2A 0.3 clients (no A2A-Version) get the same scheme in the 0.3 card's shape.
     const legacy = (await (await fetch(`${resource}/.well-known/agent-card.json`)).json()) as { securitySchemes?: Record<string, unknown> };
     expect(legacy.securitySchemes?.oauth2).toMatchObject({ type: 'oauth2', flows: { clientCredentials: { tokenUrl: `${as.issuer}/token` } } });

@@ -5,6 +5,7 @@ import { CAPABILITY_EXTENSION_URI, TALK_SKILL_ID } from './a2a.constants';
 import type { RegisteredCapability } from '../../core/registry/restap.registry';
 import type { JsonSchema } from '../../interfaces/catalog.interface';
 import type { AuthorizationServerInfo } from '../kit/auth/oauth-resource';
+import { requiredScopesOf } from '../../core/auth/capability-scopes';
 import type { ResolvedRestapOptions, RestapA2aSecurityScheme } from '../../interfaces/restap-options.interface';
 
 const TEXT = 'text/plain';
@@ -28,7 +29,10 @@ export interface AgentCardSource {
 export function buildAgentCard(source: AgentCardSource): AgentCard {
   const { options } = source;
   const { agent, a2a } = options;
-  const securitySchemes = Object.fromEntries(Object.entries(schemesOf(options, source.oauthServer)).map(([name, scheme]) => [name, toSecurityScheme(scheme)]));
+  const schemes = schemesOf(options, source.oauthServer);
+  const securitySchemes = Object.fromEntries(Object.entries(schemes).map(([name, scheme]) => [name, toSecurityScheme(scheme)]));
+  // The scheme a skill's scopes refer to (auth.oauth): a skill that needs scopes says which.
+  const oauthScheme = options.auth.oauth ? Object.keys(schemes).find((name) => schemes[name].type === 'oauth2' || schemes[name].type === 'openIdConnect') : undefined;
   return {
     name: agent.name,
     description: agent.description ?? agent.name,
@@ -53,7 +57,7 @@ export function buildAgentCard(source: AgentCardSource): AgentCard {
     securityRequirements: Object.keys(securitySchemes).map((name) => ({ schemes: { [name]: { list: [] } } })),
     defaultInputModes: [TEXT, JSON_MODE],
     defaultOutputModes: [TEXT, JSON_MODE],
-    skills: [...(source.talk ? [talkSkill(options)] : []), ...source.capabilities.map(capabilitySkill)],
+    skills: [...(source.talk ? [talkSkill(options)] : []), ...source.capabilities.map((capability) => capabilitySkill(capability, oauthScheme ? { scheme: oauthScheme, scopes: requiredScopesOf(capability, options) } : undefined))],
     signatures: [],
   };
 }
@@ -77,7 +81,7 @@ function talkSkill(options: ResolvedRestapOptions): AgentSkill {
   };
 }
 
-function capabilitySkill(capability: RegisteredCapability): AgentSkill {
+function capabilitySkill(capability: RegisteredCapability, oauth?: { scheme: string; scopes: readonly string[] }): AgentSkill {
   const { options } = capability;
   const given = options.extra?.tags;
   const tags = Array.isArray(given) && given.every((t) => typeof t === 'string') ? (given as string[]) : [];
@@ -90,7 +94,7 @@ function capabilitySkill(capability: RegisteredCapability): AgentSkill {
     examples: example ? [JSON.stringify({ capability: options.id, arguments: example })] : [],
     inputModes: [JSON_MODE],
     outputModes: [JSON_MODE],
-    securityRequirements: [],
+    securityRequirements: oauth?.scopes.length ? [{ schemes: { [oauth.scheme]: { list: [...oauth.scopes] } } }] : [],
   };
 }
 
