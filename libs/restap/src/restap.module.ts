@@ -11,7 +11,8 @@ import { RestapExplorer } from './core/registry/restap.explorer';
 import { RestapMetadataAccessor } from './core/registry/restap-metadata.accessor';
 import { RestapRegistry } from './core/registry/restap.registry';
 import { DoorKit } from './doors/kit/door-kit';
-import { OAuthResource } from './doors/kit/auth/oauth-resource';
+import { OAUTH_RESOURCE, type OAuthGate } from './doors/kit/auth/oauth-gate';
+import type * as OAuthResourceModule from './doors/kit/auth/oauth-resource';
 import { ProtectedResourceRoute } from './doors/kit/auth/protected-resource.route';
 import { CapabilityOAuthGuard } from './doors/kit/auth/capability-oauth.guard';
 import { APP_GUARD } from '@nestjs/core';
@@ -63,8 +64,12 @@ const DOOR_MODULES: Readonly<Record<OptionalDoor, () => Type<unknown>>> = {
 };
 
 /** Where the rate limit counts: Redis or PostgreSQL shared by the replicas, the host's own store, or memory. */
-function oauthResourceOf(options: ResolvedRestapOptions, registry: RestapRegistry): OAuthResource | null {
-  return options.auth.oauth ? new OAuthResource(options, registry) : null;
+/** The OAuth resource with auth.oauth, else null; its module (jose, the MCP SDK's auth helpers) is loaded only then. */
+function oauthResourceOf(options: ResolvedRestapOptions, registry: RestapRegistry): OAuthGate | null {
+  if (!options.auth.oauth) return null;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, on purpose
+  const { OAuthResource } = require('./doors/kit/auth/oauth-resource') as typeof OAuthResourceModule;
+  return new OAuthResource(options, registry);
 }
 
 function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSource): ThrottlerStorage {
@@ -97,7 +102,7 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     RestapCors,
     RestapDrain,
     // Only with auth.oauth: without it the kit's bearerAuth() step is left out of every pipeline.
-    { provide: OAuthResource, useFactory: oauthResourceOf, inject: [RESTAP_OPTIONS, RestapRegistry] },
+    { provide: OAUTH_RESOURCE, useFactory: oauthResourceOf, inject: [RESTAP_OPTIONS, RestapRegistry] },
     ProtectedResourceRoute,
     DoorKit,
     RestapReplicas,
@@ -126,7 +131,7 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     DoorStreams,
   ],
   // The doors' modules (imported below, when they may open) use the core and the kit through these.
-  exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools, DoorKit, OAuthResource, RestapSql, RestapReplicas],
+  exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools, DoorKit, OAUTH_RESOURCE, RestapSql, RestapReplicas],
 })
 export class RestapModule extends RestapConfigurableModule {
   static override forRoot(options: typeof RESTAP_OPTIONS_TYPE): DynamicModule {

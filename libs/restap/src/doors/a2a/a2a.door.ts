@@ -11,7 +11,7 @@ import type { ResolvedRestapOptions } from '../../interfaces/restap-options.inte
 import { RestapReplicas } from '../../core/lifecycle/restap-replicas.service';
 import { A2aCaller } from './a2a-caller';
 import { callerOf } from '../../core/caller';
-import { OAuthResource, type AuthorizationServerInfo } from '../kit/auth/oauth-resource';
+import { OAUTH_RESOURCE, type AuthorizationServerInfo, type OAuthGate } from '../kit/auth/oauth-gate';
 import { DoorKit } from '../kit/door-kit';
 import { DoorPipeline, doorPathOf } from '../kit/door-pipeline';
 import { A2aTaskStore } from './a2a-task.store';
@@ -71,7 +71,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     private readonly remote: RemoteCancels,
     private readonly replicas: RestapReplicas,
     kit: DoorKit,
-    @Optional() @Inject(OAuthResource) private readonly oauth: OAuthResource | null = null,
+    @Optional() @Inject(OAUTH_RESOURCE) private readonly oauth: OAuthGate | null = null,
   ) {
     this.admission = new DoorPipeline([
       (req, res, next) => (req.method === 'POST' ? next() : fail(res, new MethodNotAllowedException(['POST'], `${req.method} is not allowed here: the A2A JSON-RPC endpoint takes POST.`))),

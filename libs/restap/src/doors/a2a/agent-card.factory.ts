@@ -4,7 +4,7 @@ import { CATALOG_PATH } from '../../restap.constants';
 import { CAPABILITY_EXTENSION_URI, TALK_SKILL_ID } from './a2a.constants';
 import type { RegisteredCapability } from '../../core/registry/restap.registry';
 import type { JsonSchema } from '../../interfaces/catalog.interface';
-import type { AuthorizationServerInfo } from '../kit/auth/oauth-resource';
+import type { AuthorizationServerInfo } from '../kit/auth/oauth-gate';
 import { requiredScopesOf } from '../../core/auth/capability-scopes';
 import type { ResolvedRestapOptions, RestapA2aSecurityScheme } from '../../interfaces/restap-options.interface';
 

@@ -11,7 +11,7 @@ import { JsonBodyReader } from './http/json-body.reader';
 import { lingeringClose } from './http/lingering-close';
 import { writeDoorError } from './http/door-error.writer';
 import type { DoorStep } from './door-pipeline';
-import { OAuthResource } from './auth/oauth-resource';
+import { OAUTH_RESOURCE, type OAuthGate } from './auth/oauth-gate';
 
 /**
  * The steps every door composes into its DoorPipeline, so each check is written once: the
@@ -28,7 +28,7 @@ export class DoorKit {
     private readonly rateLimiter: RestapRateLimit,
     private readonly guards: DoorGuards,
     private readonly streams: DoorStreams,
-    @Optional() @Inject(OAuthResource) private readonly oauth: OAuthResource | null = null,
+    @Optional() @Inject(OAUTH_RESOURCE) private readonly oauth: OAuthGate | null = null,
   ) {
     this.json = new JsonBodyReader(options.limits);
   }

@@ -5,7 +5,7 @@ import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.i
 import { CALLER_AUTH, callerOf } from '../../../core/caller';
 import { RestapRegistry } from '../../../core/registry/restap.registry';
 import { missingScopes, requiredScopesOf } from '../../../core/auth/capability-scopes';
-import { OAuthResource } from './oauth-resource';
+import { OAUTH_RESOURCE, type OAuthGate } from './oauth-gate';
 
 /**
  * OAuth on the capabilities' own routes (`POST /text/reverse`), the one door that is the host's
@@ -19,7 +19,7 @@ export class CapabilityOAuthGuard implements CanActivate {
   constructor(
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly registry: RestapRegistry,
-    @Optional() @Inject(OAuthResource) private readonly resource: OAuthResource | null = null,
+    @Optional() @Inject(OAUTH_RESOURCE) private readonly resource: OAuthGate | null = null,
   ) {}
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {

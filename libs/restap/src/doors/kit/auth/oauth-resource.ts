@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import {
   bearerAuthChallengeResponse,
   buildOAuthProtectedResourceMetadata,
@@ -13,17 +13,14 @@ import {
 } from '@modelcontextprotocol/server';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Request } from 'express';
-import { RESTAP_OPTIONS } from '../../../restap.constants';
 import type { ResolvedRestapOAuthOptions, ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
 import { AuthUnavailableException, InsufficientScopeException, InvalidTokenException } from '../../../exceptions';
 import { RestapBootstrapError } from '../../../exceptions/restap-bootstrap.error';
 import { CALLER_AUTH, type RestapCallerAuth } from '../../../core/caller';
-import { RestapRegistry } from '../../../core/registry/restap.registry';
+import type { RestapRegistry } from '../../../core/registry/restap.registry';
 import { requiredScopesOf } from '../../../core/auth/capability-scopes';
 import { logLine } from '../http/log-line';
-
-/** The well-known path of the protected resource metadata (RFC 9728). */
-export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
+import type { AuthorizationServerInfo, OAuthGate } from './oauth-gate';
 
 /** How long the authorization server's metadata is kept before it is read again, ms. */
 const DISCOVERY_TTL_MS = 60 * 60_000;
@@ -41,8 +38,7 @@ const DISCOVERY_RETRY_MS = 5_000;
  * `buildOAuthProtectedResourceMetadata`. Present only when `auth.oauth` is set; tokens are never
  * logged or stored.
  */
-@Injectable()
-export class OAuthResource implements OAuthTokenVerifier {
+export class OAuthResource implements OAuthTokenVerifier, OAuthGate {
   private readonly logger = new Logger('Restap');
   private readonly oauth: ResolvedRestapOAuthOptions;
   /** The token audiences accepted: the resource URL as configured, and with/without the root path's slash. */
@@ -56,7 +52,7 @@ export class OAuthResource implements OAuthTokenVerifier {
   private failedAt = 0;
 
   constructor(
-    @Inject(RESTAP_OPTIONS) options: ResolvedRestapOptions,
+    options: ResolvedRestapOptions,
     private readonly registry: RestapRegistry,
   ) {
     if (!options.auth.oauth) throw new RestapBootstrapError('OAuthResource needs auth.oauth.');
@@ -288,16 +284,6 @@ export class OAuthResource implements OAuthTokenVerifier {
     }
     throw new Error(last);
   }
-}
-
-/** What the module reads of the authorization server's metadata. */
-export interface AuthorizationServerInfo {
-  issuer: string;
-  jwks_uri?: string;
-  token_endpoint?: string;
-  authorization_endpoint?: string;
-  introspection_endpoint?: string;
-  grant_types_supported?: string[];
 }
 
 /** jose's reason, in words a client can act on (never the token). */

@@ -7,7 +7,7 @@ import { MethodNotAllowedException } from '../../../exceptions';
 import { doorPathOf } from '../door-pipeline';
 import { writeDoorError } from '../http/door-error.writer';
 import { writeJson } from '../http/restap-json.writer';
-import { OAuthResource, PROTECTED_RESOURCE_PATH } from './oauth-resource';
+import { OAUTH_RESOURCE, PROTECTED_RESOURCE_PATH, type OAuthGate } from './oauth-gate';
 
 /**
  * Serves the protected resource metadata (RFC 9728) when `auth.oauth` is on: at
@@ -23,7 +23,7 @@ export class ProtectedResourceRoute {
   constructor(
     adapterHost: HttpAdapterHost,
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
-    @Optional() @Inject(OAuthResource) private readonly resource: OAuthResource | null = null,
+    @Optional() @Inject(OAUTH_RESOURCE) private readonly resource: OAuthGate | null = null,
   ) {
     this.paths = new Set([PROTECTED_RESOURCE_PATH, `${PROTECTED_RESOURCE_PATH}${options.mcp.path}`, `${PROTECTED_RESOURCE_PATH}${options.a2a.path}`]);
     if (resource) this.paths.add(new URL(resource.metadataUrl).pathname);
@@ -43,7 +43,7 @@ export class ProtectedResourceRoute {
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return writeDoorError(res, new MethodNotAllowedException(['GET', 'HEAD', 'OPTIONS']));
     try {
-      const { body } = (this.resource as OAuthResource).document();
+      const { body } = (this.resource as OAuthGate).document();
       writeJson(res, 200, req.method === 'HEAD' ? '' : body);
     } catch (error) {
       writeDoorError(res, error);
