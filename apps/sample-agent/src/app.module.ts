@@ -65,7 +65,8 @@ export class AppModule {
           },
           playground: { enabled: config.playground !== false, path: PLAYGROUND_PATH },
           // MCP: stateless for 2026-07-28 clients, sessions (kept in PostgreSQL) for 2025-era ones.
-          mcp: { enabled: true, sessions: config.mcpSessions !== false },
+          // Stateful 2025-era MCP sessions list tools once per session: with OAuth the lists must follow each token.
+          mcp: { enabled: true, sessions: config.mcpSessions !== false && !config.oauth },
           ...(config.requireApproval ? { approval: { require: requireApprovalOf(config.requireApproval) } } : {}),
           // Message text and tool arguments in traces only when asked (docs/observability.md).
           ...(config.captureContent ? { telemetry: { captureContent: true } } : {}),
@@ -75,6 +76,8 @@ export class AppModule {
             ? { limit: config.rateLimitPerMinute, ttlMs: 60_000, ...(config.redisUrl ? { redis: config.redisUrl } : {}) }
             : false,
           guards: [ApiKeyGuard],
+          // RESTAP_OAUTH_ISSUER: OAuth 2.1 on every door; reversing text then needs the scope text:reverse (step-up).
+          ...(config.oauth ? { auth: { oauth: { ...config.oauth, requiredScopes: { 'text.reverse': ['text:reverse'] } } } } : {}),
           ...(config.shutdownGraceMs ? { shutdownGraceMs: config.shutdownGraceMs } : {}),
           replicas: {
             ...(config.replicaHeartbeatMs ? { heartbeatMs: config.replicaHeartbeatMs } : {}),

@@ -22,6 +22,12 @@ export interface SampleConfig {
   redisUrl?: string;
   /** RESTAP_TRUST_PROXY: Express's `trust proxy` (hops as a number, or addresses/`loopback`…), so `req.ip` is the client behind a proxy. */
   trustProxy?: number | string;
+  /**
+   * RESTAP_OAUTH_ISSUER (the authorization server's URL) and RESTAP_OAUTH_AUDIENCE (the agent's
+   * public base URL, the tokens' `aud`; default `http://localhost:<PORT or 3000>`): OAuth 2.1 on
+   * every door (auth.oauth); `text.reverse` then needs the scope `text:reverse`.
+   */
+  oauth?: { issuer: string; audience: string; introspection?: { clientId: string; clientSecret: string } };
   /** RESTAP_API_KEY: when set, /talk, /news and the text capabilities need it (Bearer or X-API-Key). */
   apiKey?: string;
   /** RESTAP_SHUTDOWN_GRACE_MS: how long open /talk turns may finish on SIGTERM; unset: the module default. */
@@ -88,6 +94,7 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
     redisUrl: redisUrlFromEnv(env),
     trustProxy: trustProxyFromEnv(env),
     apiKey: env.RESTAP_API_KEY?.trim() || undefined,
+    oauth: oauthFromEnv(env),
     shutdownGraceMs: intFromEnv(env, 'RESTAP_SHUTDOWN_GRACE_MS', 1),
     replicaHeartbeatMs: intFromEnv(env, 'RESTAP_REPLICA_HEARTBEAT_MS', 1),
     orphanAfterMs: intFromEnv(env, 'RESTAP_ORPHAN_AFTER_MS', 1),
@@ -102,6 +109,16 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
     captureContent: env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true' ? true : undefined,
   };
   return Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined)) as unknown as SampleConfig;
+}
+
+function oauthFromEnv(env: NodeJS.ProcessEnv): SampleConfig['oauth'] {
+  const issuer = env.RESTAP_OAUTH_ISSUER?.trim();
+  if (!issuer) return undefined;
+  const audience = env.RESTAP_OAUTH_AUDIENCE?.trim() || `http://localhost:${Number(env.PORT) || 3000}`;
+  // RESTAP_OAUTH_CLIENT_ID / RESTAP_OAUTH_CLIENT_SECRET: the agent's own credentials, to introspect opaque tokens.
+  const clientId = env.RESTAP_OAUTH_CLIENT_ID?.trim();
+  const clientSecret = env.RESTAP_OAUTH_CLIENT_SECRET?.trim();
+  return clientId && clientSecret ? { issuer, audience, introspection: { clientId, clientSecret } } : { issuer, audience };
 }
 
 function trustProxyFromEnv(env: NodeJS.ProcessEnv): number | string | undefined {

@@ -10,7 +10,7 @@ export type { NewsItemsPage } from './core/news/news.service';
 export { TalkService } from './core/talk/talk.service';
 export type { TurnRequest, OpenTurn, TurnResult, TurnStopReason } from './core/talk/talk.service';
 export { callerOf } from './core/caller';
-export type { RestapCaller } from './core/caller';
+export type { RestapCaller, RestapCallerAuth } from './core/caller';
 export type { NewsHandlerContext } from './core/news/news-handler.context';
 export type { NewsDraft, NewsPublishOptions } from './core/news/news-publish.options';
 export { NewsStore } from './persistence/news.store';

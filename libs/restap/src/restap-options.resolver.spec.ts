@@ -228,3 +228,35 @@ describe('resolveOptions: talk.resume (issue 37)', () => {
     expect(failure({ agent, talk: { resume: 'yes' } })).toMatch(/talk\.resume must be true, false or an object/);
   });
 });
+
+describe('resolveOptions: auth.oauth (issue 34)', () => {
+  const oauth = { issuer: 'https://login.example.com/realms/agents', audience: 'https://agent.example.com' };
+
+  it('refuses stateful MCP sessions beside OAuth: their tool lists could not follow each token', () => {
+    expect(failure({ agent, auth: { oauth }, mcp: { enabled: true, sessions: true } })).toMatch(/auth\.oauth and mcp\.sessions do not go together/);
+    expect(resolveOptions({ agent, auth: { oauth }, mcp: { enabled: true, sessions: false } }).auth.oauth?.issuer).toBe(oauth.issuer);
+  });
+
+  it('is off by default; on, it fills the algorithm allow-list, the clock tolerance and the JWKS cache age', () => {
+    expect(resolveOptions({ agent }).auth).toEqual({});
+    expect(resolveOptions({ agent, auth: { oauth } }).auth.oauth).toEqual({
+      ...oauth,
+      algorithms: ['RS256', 'PS256', 'ES256', 'EdDSA'],
+      clockTolerance: 5,
+      requiredScopes: {},
+      jwksCacheMaxAgeMs: 600_000,
+    });
+    expect(resolveOptions({ agent, auth: { oauth: { ...oauth, requiredScopes: { 'text.reverse': ['text:reverse'] } } } }).auth.oauth?.requiredScopes).toEqual({ 'text.reverse': ['text:reverse'] });
+  });
+
+  it('refuses a missing or non-http issuer/audience, alg none or HS*, and scopes that are not scope tokens', () => {
+    expect(failure({ agent, auth: { oauth: { audience: oauth.audience } } })).toMatch(/auth\.oauth\.issuer must be an http\(s\) URL/);
+    expect(failure({ agent, auth: { oauth: { ...oauth, audience: 'agent' } } })).toMatch(/auth\.oauth\.audience/);
+    expect(failure({ agent, auth: { oauth: { ...oauth, algorithms: ['none'] } } })).toMatch(/no 'none', no HS\*/);
+    expect(failure({ agent, auth: { oauth: { ...oauth, algorithms: ['HS256'] } } })).toMatch(/no 'none', no HS\*/);
+    expect(failure({ agent, auth: { oauth: { ...oauth, requiredScopes: { 'text.reverse': ['text reverse'] } } } })).toMatch(/scope tokens/);
+    expect(failure({ agent, auth: { oauth: { ...oauth, clockTolerance: -1 } } })).toMatch(/clockTolerance/);
+    expect(failure({ agent, auth: { oauth: { ...oauth, introspection: { clientId: 'agent' } } } })).toMatch(/introspection must be \{ clientId, clientSecret/);
+    expect(resolveOptions({ agent, auth: { oauth: { ...oauth, introspection: { clientId: 'agent', clientSecret: 's' } } } }).auth.oauth?.introspection).toEqual({ clientId: 'agent', clientSecret: 's' });
+  });
+});

@@ -84,6 +84,12 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
     ...(agui.enabled ? { agui: { available: true, endpoint: agui.path } } : {}),
   };
   const protocols = mcp.enabled || agui.enabled ? { ...options.protocols, ...served } : options.protocols && { ...options.protocols };
+  const auth = resolveAuth(options.auth);
+  if (auth.oauth && mcp.enabled && mcp.sessions) {
+    // A 2025-era session's server is built once, at initialize, whoever calls later: its tools/list
+    // could not follow each token's scopes (calls would still be refused, lists would not).
+    throw new RestapBootstrapError('RestapModule options auth.oauth and mcp.sessions do not go together yet: a stateful MCP session lists its tools once, not per token. Set mcp.sessions: false (2025-era clients then talk statelessly, which works with OAuth).');
+  }
   return {
     agent: { ...agent },
     talk: {
@@ -141,8 +147,75 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
     approval: resolveApproval(options.approval),
     telemetry: resolveTelemetry(options.telemetry),
     agui,
+    auth,
   };
 }
+
+const OAUTH_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
+
+function resolveAuth(value: RestapModuleOptions['auth']): ResolvedRestapOptions['auth'] {
+  if (value === undefined) return {};
+  if (!value || typeof value !== 'object') throw new RestapBootstrapError('RestapModule option auth must be an object: { oauth?: { issuer, audience } }.');
+  const oauth = value.oauth;
+  if (oauth === undefined) return {};
+  const url = (field: 'issuer' | 'audience' | 'jwksUri', required: boolean): string | undefined => {
+    const raw = oauth[field];
+    if (raw === undefined && !required) return undefined;
+    let parsed: URL | undefined;
+    try {
+      parsed = typeof raw === 'string' ? new URL(raw) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') || parsed.hash) {
+      throw new RestapBootstrapError(`RestapModule option auth.oauth.${field} must be an http(s) URL without a fragment, got ${JSON.stringify(raw)}.`);
+    }
+    return raw as string;
+  };
+  const issuer = url('issuer', true) as string;
+  const audience = url('audience', true) as string;
+  const jwksUri = url('jwksUri', false);
+  const algorithms = oauth.algorithms ?? OAUTH_ALGORITHMS;
+  if (!Array.isArray(algorithms) || !algorithms.length || algorithms.some((alg) => typeof alg !== 'string' || alg === 'none' || /^HS/i.test(alg))) {
+    throw new RestapBootstrapError(`RestapModule option auth.oauth.algorithms must list asymmetric JWS algorithms (no 'none', no HS*), got ${JSON.stringify(oauth.algorithms)}.`);
+  }
+  if (oauth.clockTolerance !== undefined && (!Number.isInteger(oauth.clockTolerance) || oauth.clockTolerance < 0)) {
+    throw new RestapBootstrapError(`RestapModule option auth.oauth.clockTolerance must be a whole number of seconds, got ${JSON.stringify(oauth.clockTolerance)}.`);
+  }
+  positiveInt(oauth.jwksCacheMaxAgeMs, 'auth.oauth.jwksCacheMaxAgeMs');
+  const requiredScopes: Record<string, string[]> = {};
+  for (const [id, scopes] of Object.entries(oauth.requiredScopes ?? {})) {
+    if (!Array.isArray(scopes) || scopes.some((scope) => typeof scope !== 'string' || !SCOPE_TOKEN.test(scope))) {
+      throw new RestapBootstrapError(`RestapModule option auth.oauth.requiredScopes['${id}'] must be a list of OAuth scope tokens, got ${JSON.stringify(scopes)}.`);
+    }
+    requiredScopes[id] = [...scopes];
+  }
+  const introspection = oauth.introspection;
+  if (introspection !== undefined) {
+    if (!introspection || typeof introspection.clientId !== 'string' || !introspection.clientId || typeof introspection.clientSecret !== 'string' || !introspection.clientSecret) {
+      throw new RestapBootstrapError('RestapModule option auth.oauth.introspection must be { clientId, clientSecret, endpoint? } (non-empty strings).');
+    }
+    if (introspection.endpoint !== undefined && !/^https?:\/\//.test(introspection.endpoint)) {
+      throw new RestapBootstrapError(`RestapModule option auth.oauth.introspection.endpoint must be an http(s) URL, got ${JSON.stringify(introspection.endpoint)}.`);
+    }
+  }
+  return {
+    oauth: {
+      ...(introspection ? { introspection: { ...introspection } } : {}),
+      issuer,
+      audience,
+      ...(jwksUri ? { jwksUri } : {}),
+      algorithms: [...algorithms],
+      clockTolerance: oauth.clockTolerance ?? 5,
+      requiredScopes,
+      ...(oauth.scopesSupported ? { scopesSupported: [...oauth.scopesSupported] } : {}),
+      jwksCacheMaxAgeMs: oauth.jwksCacheMaxAgeMs ?? 600_000,
+    },
+  };
+}
+
+/** RFC 6749's scope-token: printable ASCII but space, `"` and `\\`. */
+const SCOPE_TOKEN = /^[\u0021\u0023-\u005B\u005D-\u007E]+$/;
 
 function resolveApproval(value: RestapModuleOptions['approval']): ResolvedRestapApprovalOptions {
   if (value !== undefined && (!value || typeof value !== 'object')) {
@@ -193,7 +266,9 @@ function resolvePlayground(value: RestapModuleOptions['playground']): Required<R
  * The default A2A identity: the credential the caller sent — a bearer token or an `X-API-Key`
  * (the same key either way), else the whole `Authorization` value. Hashed before storage.
  */
-function credentialsOf(caller: { headers: Record<string, string | string[] | undefined> }): string | undefined {
+function credentialsOf(caller: { headers: Record<string, string | string[] | undefined>; auth?: { issuer: string; subject?: string; clientId: string } }): string | undefined {
+  // An OAuth caller is who its tokens name, not one token: tasks stay theirs when the token is renewed.
+  if (caller.auth) return `oauth:${caller.auth.issuer} ${caller.auth.subject ?? `client:${caller.auth.clientId}`}`;
   const { authorization, 'x-api-key': apiKey } = caller.headers;
   const bearer = typeof authorization === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
   if (bearer) return `key:${bearer}`;

@@ -12,6 +12,11 @@ import { RestapMetadataAccessor } from './core/registry/restap-metadata.accessor
 import { RestapRegistry } from './core/registry/restap.registry';
 import { DoorKit } from './doors/kit/door-kit';
 import { ValidationCheck } from './core/registry/validation.check';
+import { OAUTH_RESOURCE, type OAuthGate } from './doors/kit/auth/oauth-gate';
+import type * as OAuthResourceModule from './doors/kit/auth/oauth-resource';
+import { ProtectedResourceRoute } from './doors/kit/auth/protected-resource.route';
+import { CapabilityOAuthGuard } from './doors/kit/auth/capability-oauth.guard';
+import { APP_GUARD } from '@nestjs/core';
 import { RestapCors } from './doors/restap/http/restap-cors';
 import { RestapFrontDoor } from './doors/restap/http/restap-front-door';
 import { RestapRouteFallback } from './doors/restap/http/restap-route.fallback';
@@ -65,6 +70,14 @@ const DOOR_MODULES: Readonly<Record<OptionalDoor, () => Type<unknown>>> = {
 };
 
 /** Where the rate limit counts: Redis or PostgreSQL shared by the replicas, the host's own store, or memory. */
+/** The OAuth resource with auth.oauth, else null; its module (jose, the MCP SDK's auth helpers) is loaded only then. */
+function oauthResourceOf(options: ResolvedRestapOptions, registry: RestapRegistry): OAuthGate | null {
+  if (!options.auth.oauth) return null;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, on purpose
+  const { OAuthResource } = require('./doors/kit/auth/oauth-resource') as typeof OAuthResourceModule;
+  return new OAuthResource(options, registry);
+}
+
 function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSource): ThrottlerStorage {
   const { rateLimit, agent } = options;
   if (rateLimit && rateLimit.redis) return new SharedThrottlerStorage({ redis: rateLimit.redis }, agent.name);
@@ -95,6 +108,9 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     ValidationCheck,
     RestapCors,
     RestapDrain,
+    // Only with auth.oauth: without it the kit's bearerAuth() step is left out of every pipeline.
+    { provide: OAUTH_RESOURCE, useFactory: oauthResourceOf, inject: [RESTAP_OPTIONS, RestapRegistry] },
+    ProtectedResourceRoute,
     DoorKit,
     RestapReplicas,
     RestapRateLimit,
@@ -125,16 +141,29 @@ function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSou
     DoorStreams,
   ],
   // The doors' modules (imported below, when they may open) use the core and the kit through these.
-  exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools, DoorKit, RestapSql, RestapReplicas, ApprovalService],
+  exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools, DoorKit, OAUTH_RESOURCE, RestapSql, RestapReplicas, ApprovalService],
 })
 export class RestapModule extends RestapConfigurableModule {
   static override forRoot(options: typeof RESTAP_OPTIONS_TYPE): DynamicModule {
-    return withDoors(super.forRoot(options), ALL_DOORS.filter((door) => (options[door] as { enabled?: unknown } | undefined)?.enabled === true));
+    return withOAuthGuard(
+      withDoors(super.forRoot(options), ALL_DOORS.filter((door) => (options[door] as { enabled?: unknown } | undefined)?.enabled === true)),
+      options.auth?.oauth !== undefined,
+    );
   }
 
   static override forRootAsync(options: typeof RESTAP_ASYNC_OPTIONS_TYPE): DynamicModule {
-    return withDoors(super.forRootAsync(options), options.doors ?? ALL_DOORS);
+    // The options come later: the guard is registered and passes everything at once unless auth.oauth is set.
+    return withOAuthGuard(withDoors(super.forRootAsync(options), options.doors ?? ALL_DOORS), true);
   }
+}
+
+/**
+ * With OAuth, the capabilities' own routes check the bearer token and scopes too (a global guard
+ * that acts only on `@Capability()` routes); `forRoot` without `auth.oauth` registers nothing.
+ */
+function withOAuthGuard(definition: DynamicModule, oauth: boolean): DynamicModule {
+  if (!oauth) return definition;
+  return { ...definition, providers: [...(definition.providers ?? []), CapabilityOAuthGuard, { provide: APP_GUARD, useExisting: CapabilityOAuthGuard }] };
 }
 
 /** The module definition with the modules of `doors` imported, and the list of them for `resolveLoadedOptions`. */

@@ -1,10 +1,17 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RestapCaller } from '../interfaces/caller.interface';
+import type { RestapCaller, RestapCallerAuth } from '../interfaces/caller.interface';
 
-export type { RestapCaller };
+export type { RestapCaller, RestapCallerAuth };
+
+/** The request field a door's bearer check writes the verified caller to (read by `callerOf`). */
+export const CALLER_AUTH = Symbol('restap.callerAuth');
 
 /** The caller of an HTTP request (Express's or Node's). */
 export function callerOf(req: { headers: IncomingHttpHeaders; ip?: string; socket?: { remoteAddress?: string } }): RestapCaller {
   const ip = req.ip ?? req.socket?.remoteAddress;
-  return ip === undefined ? { headers: req.headers } : { headers: req.headers, ip };
+  const auth = (req as { [CALLER_AUTH]?: RestapCallerAuth })[CALLER_AUTH];
+  const caller: { headers: IncomingHttpHeaders; ip?: string; auth?: RestapCallerAuth } = { headers: req.headers };
+  if (ip !== undefined) caller.ip = ip;
+  if (auth !== undefined) caller.auth = auth;
+  return caller;
 }

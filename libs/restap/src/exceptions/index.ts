@@ -21,3 +21,4 @@ export * from './approval-expired.exception';
 export * from './approval-mismatch.exception';
 export * from './invalid-last-event-id.exception';
 export * from './turn-not-found.exception';
+export * from './oauth.exception';

@@ -51,6 +51,13 @@ export interface CapabilityOptions {
    */
   approval?: boolean | CapabilityApprovalRule;
   /**
+   * OAuth scopes a caller's token must carry to call the capability, when `auth.oauth` is on (off:
+   * ignored). Without them the capability is left out of MCP `tools/list`, the A2A skills offered
+   * and the model's tools, and a call gets 403 `insufficient_scope`. Added to
+   * `auth.oauth.requiredScopes[id]`. @default []
+   */
+  scopes?: readonly string[];
+  /**
    * Fields copied as they are into the catalog entry, e.g. `{ pricing: { per_call_usd: 0.01 } }`.
    * They cannot replace `id`, `title`, `method` or `endpoint` (startup fails if they try).
    */
@@ -62,5 +69,5 @@ export interface CapabilityOptions {
  * added here too; the explorer refuses other keys at startup (JavaScript callers, casts).
  */
 export const CAPABILITY_OPTION_KEYS: Readonly<Record<keyof CapabilityOptions, true>> = Object.freeze({
-  id: true, title: true, description: true, output: true, input: true, news: true, tool: true, approval: true, extra: true,
+  id: true, title: true, description: true, output: true, input: true, news: true, tool: true, approval: true, scopes: true, extra: true,
 });

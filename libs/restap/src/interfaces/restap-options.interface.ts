@@ -280,7 +280,78 @@ export interface RestapA2aPushOptions {
 /** A security scheme on the agent card (the OpenAPI subset A2A uses). */
 export type RestapA2aSecurityScheme =
   | { type: 'http'; scheme: string; bearerFormat?: string; description?: string }
-  | { type: 'apiKey'; in: 'header' | 'query' | 'cookie'; name: string; description?: string };
+  | { type: 'apiKey'; in: 'header' | 'query' | 'cookie'; name: string; description?: string }
+  | { type: 'openIdConnect'; openIdConnectUrl: string; description?: string }
+  | {
+      type: 'oauth2';
+      description?: string;
+      /** The authorization server's metadata URL (RFC 8414), where clients find its endpoints. */
+      oauth2MetadataUrl: string;
+      /** One flow, when you name it (A2A 1.0 cards carry one). */
+      flow?:
+        | { type: 'clientCredentials'; tokenUrl: string; scopes: Record<string, string> }
+        | { type: 'authorizationCode'; authorizationUrl: string; tokenUrl: string; scopes: Record<string, string>; pkceRequired?: boolean };
+    };
+
+/**
+ * OAuth 2.1 on every door (RFC 9728, RFC 8707, the MCP authorization spec 2025-11-25): the agent
+ * is a protected resource. /talk, /news, the MCP and A2A endpoints then take only
+ * `Authorization: Bearer <JWT>` access tokens the `issuer` signed for `audience`; a request without
+ * a valid one gets 401 with `WWW-Authenticate: Bearer resource_metadata="…"` naming
+ * `/.well-known/oauth-protected-resource`, which names the issuer. The catalog, the A2A card and
+ * the metadata itself stay public. Tokens are verified with `jose` (JWKS from the issuer's
+ * discovery, cached, refetched on an unknown `kid`); they are never logged or stored.
+ */
+export interface RestapOAuthOptions {
+  /** The authorization server's issuer URL (`iss`); its metadata is read from `/.well-known/oauth-authorization-server` or `openid-configuration`. */
+  issuer: string;
+  /**
+   * The agent's resource identifier (RFC 8707): its public base URL, e.g. `https://agent.example.com`.
+   * A token is accepted only when its `aud` names it; it is the `resource` of the protected resource metadata.
+   */
+  audience: string;
+  /** The JWKS URL; unset: the `jwks_uri` of the issuer's metadata. */
+  jwksUri?: string;
+  /** JWS algorithms accepted (never `none`, never HS*: the keys are the issuer's public keys). @default ['RS256', 'PS256', 'ES256', 'EdDSA'] */
+  algorithms?: string[];
+  /** Leeway for `nbf` / `iat` (clock skew with the issuer), seconds; `exp` is enforced as it is. @default 5 */
+  clockTolerance?: number;
+  /**
+   * Scopes a capability needs, by capability id, beside its `@Capability({ scopes })`: a caller
+   * whose token lacks one does not see the capability in MCP `tools/list`, the A2A card's skills or
+   * the model's tools, and a call gets 403 `insufficient_scope`. E.g. `{ 'text.reverse': ['text:reverse'] }`.
+   */
+  requiredScopes?: Record<string, string[]>;
+  /** Scopes advertised as `scopes_supported` in the protected resource metadata. @default every scope a capability requires */
+  scopesSupported?: string[];
+  /** How long a fetched JWKS is kept before it is fetched again, ms. @default 600000 */
+  jwksCacheMaxAgeMs?: number;
+  /**
+   * Opaque (non-JWT) access tokens, checked by RFC 7662 introspection at the issuer's
+   * `introspection_endpoint` (or `endpoint`) with these client credentials (HTTP Basic). The answer
+   * must be `active`, from `issuer`, for `audience`, with an `exp`. Each request with an opaque token
+   * asks the issuer (no cache). Unset: only JWTs are accepted.
+   */
+  introspection?: { clientId: string; clientSecret: string; endpoint?: string };
+}
+
+/** How callers prove who they are. @default {} (no OAuth: the `guards` option and the host's guards decide) */
+export interface RestapAuthOptions {
+  /** OAuth 2.1 bearer tokens on every door; unset: off (no check runs at all). */
+  oauth?: RestapOAuthOptions;
+}
+
+export interface ResolvedRestapOAuthOptions {
+  issuer: string;
+  audience: string;
+  jwksUri?: string;
+  algorithms: string[];
+  clockTolerance: number;
+  requiredScopes: Record<string, string[]>;
+  scopesSupported?: string[];
+  jwksCacheMaxAgeMs: number;
+  introspection?: { clientId: string; clientSecret: string; endpoint?: string };
+}
 
 /**
  * Work left behind by an instance that died without shutting down (kill -9, crash, lost host).
@@ -468,6 +539,8 @@ export interface RestapModuleOptions {
   telemetry?: RestapTelemetryOptions;
   /** The AG-UI door (off unless enabled). @default { enabled: false, path: '/ag-ui' } */
   agui?: RestapAguiOptions;
+  /** Sign-in: OAuth 2.1 bearer tokens on every door (see RestapOAuthOptions). @default {} (off) */
+  auth?: RestapAuthOptions;
 }
 
 /** Options with every default filled in; produced once by `resolveOptions()`. */
@@ -496,6 +569,7 @@ export interface ResolvedRestapOptions {
   catalogCacheControl: string;
   playground: Required<RestapPlaygroundOptions>;
   mcp: Required<Omit<RestapMcpOptions, 'sessions'>> & { sessions: Required<RestapMcpSessionOptions> | false };
+  auth: { oauth?: ResolvedRestapOAuthOptions };
   agui: Required<RestapAguiOptions>;
   telemetry: Required<RestapTelemetryOptions>;
   approval: ResolvedRestapApprovalOptions;

@@ -9,6 +9,7 @@ import { failure } from '../invoker/invocation-error';
 import type { InvocationResult } from '../invoker/invocation-result';
 import { toolNameOf } from './tool-names';
 import { withToolSpan } from '../telemetry/restap.telemetry';
+import { mayCall, requiredScopesOf, scopeRefusal } from '../auth/capability-scopes';
 
 /**
  * Asked before a well-formed tool call runs: a result to answer instead (the call is held, e.g.
@@ -42,6 +43,8 @@ export interface ToolDefinition {
 export class CapabilityTools {
   private readonly logger = new Logger('Restap');
   private tools?: { list: ToolDefinition[]; byName: Map<string, ToolDefinition> };
+  /** True when some tool needs a scope: only then are lists filtered per caller. */
+  private scoped = false;
 
   constructor(
     private readonly registry: RestapRegistry,
@@ -49,9 +52,20 @@ export class CapabilityTools {
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
   ) {}
 
-  /** Every capability offered as a tool, in catalog order (built once, after discovery). */
-  list(): ToolDefinition[] {
-    return this.load().list;
+  /**
+   * Every capability offered as a tool, in catalog order (built once, after discovery); given a
+   * caller with an OAuth token, only those its scopes allow (every door's list shows only what
+   * the caller may call).
+   */
+  list(caller?: RestapCaller): ToolDefinition[] {
+    const { list } = this.load();
+    if (caller?.auth === undefined || !this.scoped) return list;
+    return list.filter((tool) => mayCall(this.registry.getCapability(tool.capabilityId)!, caller, this.options));
+  }
+
+  /** The OAuth scopes a tool's capability needs (none when OAuth is off). */
+  scopesOf(tool: ToolDefinition): readonly string[] {
+    return requiredScopesOf(this.registry.getCapability(tool.capabilityId)!, this.options);
   }
 
   /** The tool of that name, if there is one. */
@@ -127,6 +141,9 @@ export class CapabilityTools {
     if (missing.length) {
       return failure(400, 'invalid_arguments', `${name} needs ${missing.map((p) => `'${p.name}'`).join(', ')}.`);
     }
+    // The scope rule, the same on every door: a token without the capability's scopes is refused (403, step-up).
+    const refused = caller.auth === undefined ? undefined : scopeRefusal(capability, caller, this.options);
+    if (refused) return refused;
     // Asked only of a well-formed call: a person is never asked to approve one that cannot run.
     const held = hold ? await hold(args as Record<string, unknown>) : undefined;
     if (held) return held;
@@ -151,6 +168,7 @@ export class CapabilityTools {
       list.push(toolOf(name, capability));
     }
     this.tools = { list, byName: new Map(list.map((t) => [t.name, t])) };
+    this.scoped = list.some((t) => this.scopesOf(t).length > 0);
     return this.tools;
   }
 }

@@ -60,7 +60,7 @@ export function createTalkTools(
   log: ToolStepLog,
   approvals?: TalkToolApprovals,
 ): TalkTools {
-  const list = tools ? talkToolsOf(tools) : NONE;
+  const list = tools ? talkToolsOf(tools, caller) : NONE;
   const call = async (name: string, args: unknown, options: { id?: string; step?: string | number } = {}): Promise<TalkToolResult> => {
     const id = options.id ?? `call_${randomToken(12)}`;
     const raw = typeof args === 'string' ? args : (JSON.stringify(args ?? {}) ?? '{}');
@@ -84,8 +84,11 @@ export function createTalkTools(
 const NONE: readonly TalkTool[] = Object.freeze([]);
 const lists = new WeakMap<CapabilityTools, readonly TalkTool[]>();
 
-/** The tools as `ctx.tools.list` shows them, built once per app (every turn shares the frozen list). */
-function talkToolsOf(tools: CapabilityTools): readonly TalkTool[] {
+/**
+ * The tools as `ctx.tools.list` shows them, built once per app (every turn shares the frozen list);
+ * for a caller with an OAuth token, only the tools its scopes allow.
+ */
+function talkToolsOf(tools: CapabilityTools, caller: RestapCaller): readonly TalkTool[] {
   let list = lists.get(tools);
   if (!list) {
     list = Object.freeze(
@@ -95,7 +98,9 @@ function talkToolsOf(tools: CapabilityTools): readonly TalkTool[] {
     );
     lists.set(tools, list);
   }
-  return list;
+  if (caller.auth === undefined) return list;
+  const allowed = new Set(tools.list(caller).map((t) => t.name));
+  return allowed.size === list.length ? list : Object.freeze(list.filter((t) => allowed.has(t.name)));
 }
 
 async function invoke(tools: CapabilityTools | undefined, name: string, args: unknown, caller: RestapCaller, signal: AbortSignal, gate: ToolCallGate | undefined, callId: string): Promise<InvocationResult> {

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleInit, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { AGENT_CARD_PATH, AgentCard } from '@a2a-js/sdk';
 import type * as A2aExpress from '@a2a-js/sdk/server/express';
@@ -10,6 +10,8 @@ import { InvalidJsonException, InvalidRequestException, MethodNotAllowedExceptio
 import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { RestapReplicas } from '../../core/lifecycle/restap-replicas.service';
 import { A2aCaller } from './a2a-caller';
+import { callerOf } from '../../core/caller';
+import { OAUTH_RESOURCE, type AuthorizationServerInfo, type OAuthGate } from '../kit/auth/oauth-gate';
 import { DoorKit } from '../kit/door-kit';
 import { DoorPipeline, doorPathOf } from '../kit/door-pipeline';
 import { A2aTaskStore } from './a2a-task.store';
@@ -85,11 +87,14 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     private readonly replicas: RestapReplicas,
     private readonly pushStore: A2aPushStore,
     kit: DoorKit,
+    @Optional() @Inject(OAUTH_RESOURCE) private readonly oauth: OAuthGate | null = null,
   ) {
     this.admission = new DoorPipeline([
       (req, res, next) => (req.method === 'POST' ? next() : fail(res, new MethodNotAllowedException(['POST'], `${req.method} is not allowed here: the A2A JSON-RPC endpoint takes POST.`))),
       kit.refuseWhileDraining(),
       kit.rateLimit('a2a'),
+      // OAuth (auth.oauth): 401 naming the protected resource metadata before the body is read.
+      kit.bearerAuth(),
       // A body must say it is JSON (`application/json`, or A2A's `application/a2a+json`): a browser
       // page elsewhere can send `text/plain` or no type at all without asking (no CORS preflight),
       // so anything else is 415 before it is read — no capability runs for a cross-site form.
@@ -101,6 +106,8 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
       (req, res, next) => (REST_METHODS.includes(req.method) ? next() : fail(res, new MethodNotAllowedException(REST_METHODS, `${req.method} is not allowed here: the A2A HTTP+JSON binding takes ${REST_METHODS.join(', ')}.`))),
       kit.refuseWhileDraining(),
       kit.rateLimit('a2a'),
+      // OAuth (auth.oauth), as on the JSON-RPC binding: one door, one sign-in.
+      kit.bearerAuth(),
       kit.jsonBody('A2A messages are application/json (or application/a2a+json).', undefined, (res, error) => refuseBody(res, error, true)),
     ]);
     this.restEndpoint = new DoorPipeline([
@@ -118,11 +125,12 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     this.adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.serveEndpoint(req, res, next));
   }
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
     if (!this.options.a2a.enabled) return;
     const talk = this.options.talk.enabled && this.registry.getTalkHandler() !== undefined;
     const { restPath, pushNotifications: push } = this.options.a2a;
-    this.card = buildAgentCard({ options: this.options, capabilities: this.registry.getCapabilities(), talk });
+    const oauthServer = await this.oauthServer();
+    this.card = buildAgentCard({ options: this.options, capabilities: this.registry.getCapabilities(), talk, ...(oauthServer ? { oauthServer } : {}) });
     // The request handler checks versions and streaming against the card; its URLs are not used.
     const handler = new ReplicaAwareRequestHandler(
       cardFor(this.card, this.options.a2a.baseUrl ?? 'http://localhost', this.options.a2a.path, restPath),
@@ -149,6 +157,17 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     this.logger.log(`A2A: agent card at ${CARD_PATH}, JSON-RPC at ${this.options.a2a.path}${restPath === false ? '' : `, HTTP+JSON at ${restPath}`}${push ? ', push notifications on' : ''}`);
     if (this.options.a2a.baseUrl === undefined && process.env.NODE_ENV === 'production') {
       this.logger.warn('A2A: a2a.baseUrl is not set, so the card\'s URLs come from each request\'s Host header: set it to the public URL clients reach the agent by.');
+    }
+  }
+
+  /** With `auth.oauth`: the authorization server's endpoints, for the card's oauth2 scheme (a failure is logged, not fatal). */
+  private async oauthServer(): Promise<AuthorizationServerInfo | undefined> {
+    if (!this.oauth) return undefined;
+    try {
+      return await this.oauth.serverMetadata();
+    } catch (error) {
+      this.logger.warn(`A2A: the authorization server's metadata could not be read (${(error as Error).message}); the card names its OpenID discovery instead.`);
+      return undefined;
     }
   }
 
@@ -240,7 +259,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
 
   /** The SDK's `User` for a request: its identity (hashed in storage), headers, and the context it names. */
   private userOf(req: Request): A2aCaller {
-    const caller = { headers: req.headers, ip: req.ip };
+    const caller = callerOf(req);
     // An HTTP+JSON request is read as the JSON-RPC call it stands for (see checkRest).
     const rest = REST_CALLS.get(req);
     const body: unknown = rest ? { method: rest.method, params: rest.params } : req.body;

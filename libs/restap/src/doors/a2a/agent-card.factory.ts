@@ -4,6 +4,8 @@ import { CATALOG_PATH } from '../../restap.constants';
 import { CAPABILITY_EXTENSION_URI, TALK_SKILL_ID } from './a2a.constants';
 import type { RegisteredCapability } from '../../core/registry/restap.registry';
 import type { JsonSchema } from '../../interfaces/catalog.interface';
+import type { AuthorizationServerInfo } from '../kit/auth/oauth-gate';
+import { requiredScopesOf } from '../../core/auth/capability-scopes';
 import type { ResolvedRestapOptions, RestapA2aSecurityScheme } from '../../interfaces/restap-options.interface';
 
 const TEXT = 'text/plain';
@@ -15,6 +17,8 @@ export interface AgentCardSource {
   capabilities: RegisteredCapability[];
   /** The @Talk() handler is there (and talk is enabled). */
   talk: boolean;
+  /** With `auth.oauth`: the authorization server's metadata, when it could be read at bootstrap. */
+  oauthServer?: AuthorizationServerInfo;
 }
 
 /**
@@ -25,7 +29,10 @@ export interface AgentCardSource {
 export function buildAgentCard(source: AgentCardSource): AgentCard {
   const { options } = source;
   const { agent, a2a } = options;
-  const securitySchemes = Object.fromEntries(Object.entries(a2a.securitySchemes).map(([name, scheme]) => [name, toSecurityScheme(scheme)]));
+  const schemes = schemesOf(options, source.oauthServer);
+  const securitySchemes = Object.fromEntries(Object.entries(schemes).map(([name, scheme]) => [name, toSecurityScheme(scheme)]));
+  // The scheme a skill's scopes refer to (auth.oauth): a skill that needs scopes says which.
+  const oauthScheme = options.auth.oauth ? Object.keys(schemes).find((name) => schemes[name].type === 'oauth2' || schemes[name].type === 'openIdConnect') : undefined;
   return {
     name: agent.name,
     description: agent.description ?? agent.name,
@@ -50,7 +57,7 @@ export function buildAgentCard(source: AgentCardSource): AgentCard {
     securityRequirements: Object.keys(securitySchemes).map((name) => ({ schemes: { [name]: { list: [] } } })),
     defaultInputModes: [TEXT, JSON_MODE],
     defaultOutputModes: [TEXT, JSON_MODE],
-    skills: [...(source.talk ? [talkSkill(options)] : []), ...source.capabilities.map(capabilitySkill)],
+    skills: [...(source.talk ? [talkSkill(options)] : []), ...source.capabilities.map((capability) => capabilitySkill(capability, oauthScheme ? { scheme: oauthScheme, scopes: requiredScopesOf(capability, options) } : undefined))],
     signatures: [],
   };
 }
@@ -78,7 +85,7 @@ function talkSkill(options: ResolvedRestapOptions): AgentSkill {
   };
 }
 
-function capabilitySkill(capability: RegisteredCapability): AgentSkill {
+function capabilitySkill(capability: RegisteredCapability, oauth?: { scheme: string; scopes: readonly string[] }): AgentSkill {
   const { options } = capability;
   const given = options.extra?.tags;
   const tags = Array.isArray(given) && given.every((t) => typeof t === 'string') ? (given as string[]) : [];
@@ -91,7 +98,7 @@ function capabilitySkill(capability: RegisteredCapability): AgentSkill {
     examples: example ? [JSON.stringify({ capability: options.id, arguments: example })] : [],
     inputModes: [JSON_MODE],
     outputModes: [JSON_MODE],
-    securityRequirements: [],
+    securityRequirements: oauth?.scopes.length ? [{ schemes: { [oauth.scheme]: { list: [...oauth.scopes] } } }] : [],
   };
 }
 
@@ -108,9 +115,55 @@ function exampleArguments(schema: JsonSchema | undefined): Record<string, unknow
   return args;
 }
 
+/**
+ * The card's schemes: the `a2a.securitySchemes` option's, and with `auth.oauth` an `oauth2` scheme
+ * naming the authorization server's metadata (unless the option declares one itself).
+ */
+function schemesOf(options: AgentCardSource['options'], server: AuthorizationServerInfo | undefined): Record<string, RestapA2aSecurityScheme> {
+  const { securitySchemes } = options.a2a;
+  const oauth = options.auth.oauth;
+  if (!oauth || Object.values(securitySchemes).some((scheme) => scheme.type === 'oauth2' || scheme.type === 'openIdConnect')) return securitySchemes;
+  const issuer = new URL(oauth.issuer);
+  const path = issuer.pathname === '/' ? '' : issuer.pathname.replace(/\/$/, '');
+  const description = `OAuth 2.1 access token (a JWT for the audience ${oauth.audience}) from ${oauth.issuer}, sent as Authorization: Bearer.`;
+  const scopes = Object.fromEntries(scopesOf(options).map((scope) => [scope, `Needed by the capabilities that require ${scope}.`]));
+  const grants = server?.grant_types_supported ?? ['authorization_code'];
+  const flow: Extract<RestapA2aSecurityScheme, { type: 'oauth2' }>['flow'] = !server?.token_endpoint
+    ? undefined
+    : grants.includes('client_credentials')
+      ? { type: 'clientCredentials', tokenUrl: server.token_endpoint, scopes }
+      : server.authorization_endpoint
+        ? { type: 'authorizationCode', authorizationUrl: server.authorization_endpoint, tokenUrl: server.token_endpoint, scopes, pkceRequired: true }
+        : undefined;
+  // A2A 0.3 cards need a flow: without the server's metadata, point to its OpenID discovery instead.
+  const scheme: RestapA2aSecurityScheme = flow
+    ? { type: 'oauth2', description, oauth2MetadataUrl: new URL(`/.well-known/oauth-authorization-server${path}`, issuer.origin).href, flow }
+    : { type: 'openIdConnect', description, openIdConnectUrl: new URL(`${path}/.well-known/openid-configuration`, issuer.origin).href };
+  return { ...securitySchemes, oauth2: scheme };
+}
+
+/** Every scope a capability requires. */
+function scopesOf(options: AgentCardSource['options']): string[] {
+  const oauth = options.auth.oauth;
+  if (!oauth) return [];
+  return oauth.scopesSupported ?? [...new Set(Object.values(oauth.requiredScopes).flat())];
+}
+
 function toSecurityScheme(scheme: RestapA2aSecurityScheme): SecurityScheme {
   if (scheme.type === 'http') {
     return { scheme: { $case: 'httpAuthSecurityScheme', value: { scheme: scheme.scheme, bearerFormat: scheme.bearerFormat ?? '', description: scheme.description ?? '' } } };
+  }
+  if (scheme.type === 'openIdConnect') {
+    return { scheme: { $case: 'openIdConnectSecurityScheme', value: { openIdConnectUrl: scheme.openIdConnectUrl, description: scheme.description ?? '' } } };
+  }
+  if (scheme.type === 'oauth2') {
+    const { flow } = scheme;
+    const flows = flow === undefined
+      ? undefined
+      : flow.type === 'clientCredentials'
+        ? { flow: { $case: 'clientCredentials' as const, value: { tokenUrl: flow.tokenUrl, refreshUrl: '', scopes: flow.scopes } } }
+        : { flow: { $case: 'authorizationCode' as const, value: { authorizationUrl: flow.authorizationUrl, tokenUrl: flow.tokenUrl, refreshUrl: '', scopes: flow.scopes, pkceRequired: flow.pkceRequired ?? true } } };
+    return { scheme: { $case: 'oauth2SecurityScheme', value: { description: scheme.description ?? '', flows, oauth2MetadataUrl: scheme.oauth2MetadataUrl } } };
   }
   return { scheme: { $case: 'apiKeySecurityScheme', value: { location: scheme.in, name: scheme.name, description: scheme.description ?? '' } } };
 }

@@ -59,6 +59,8 @@ export class AguiDoor implements OnModuleInit {
       (req, res, next) => (isValidHost(req.headers.host) ? next() : fail(res, new InvalidRequestException('The Host header is not a valid host[:port].'))),
       kit.refuseWhileDraining(),
       kit.rateLimit('agui'),
+      // OAuth (auth.oauth): 401 naming the protected resource metadata before the body is read.
+      kit.bearerAuth(),
       kit.jsonBody('An AG-UI run is an application/json RunAgentInput.'),
     ]);
     // Every run is a stream: it holds a slot of the open-stream caps until its response closes.

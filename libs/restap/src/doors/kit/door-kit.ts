@@ -1,4 +1,4 @@
-import { Inject, Injectable, type Type } from '@nestjs/common';
+import { Inject, Injectable, Optional, type Type } from '@nestjs/common';
 import type { Request } from 'express';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { ShuttingDownException } from '../../exceptions';
@@ -11,6 +11,7 @@ import { JsonBodyReader, type JsonBodyRefusal } from './http/json-body.reader';
 import { lingeringClose } from './http/lingering-close';
 import { writeDoorError } from './http/door-error.writer';
 import type { DoorStep } from './door-pipeline';
+import { OAUTH_RESOURCE, type OAuthGate } from './auth/oauth-gate';
 
 /**
  * The steps every door composes into its DoorPipeline, so each check is written once: the
@@ -27,6 +28,7 @@ export class DoorKit {
     private readonly rateLimiter: RestapRateLimit,
     private readonly guards: DoorGuards,
     private readonly streams: DoorStreams,
+    @Optional() @Inject(OAUTH_RESOURCE) private readonly oauth: OAuthGate | null = null,
   ) {
     this.json = new JsonBodyReader(options.limits);
   }
@@ -63,6 +65,34 @@ export class DoorKit {
     return (req, res, next, context) => {
       if (reads && !reads(req, context)) return next();
       this.json.read(req, res, next, notJson, refuse);
+    };
+  }
+
+  /**
+   * OAuth 2.1 bearer tokens (`auth.oauth`): the request's `Authorization: Bearer` JWT is verified
+   * (issuer, audience = the agent's resource URL, expiry, signature by the issuer's keys) and its
+   * caller tied to the request for the guards, the invoker and the scope rule; none or a bad one is
+   * 401 with `WWW-Authenticate: Bearer resource_metadata="…"`. Undefined when OAuth is off: the
+   * pipeline leaves it out, so it costs nothing. `spares(req, context)`: requests that stay public.
+   */
+  bearerAuth<C>(spares?: (req: Request, context: C) => boolean): DoorStep<C> | undefined {
+    const oauth = this.oauth;
+    if (!oauth) return undefined;
+    return (req, res, next, context) => {
+      if (req.method === 'OPTIONS' || spares?.(req, context)) return next();
+      oauth.authenticate(req).then(
+        () => {
+          try {
+            next();
+          } catch (error) {
+            writeDoorError(res, error);
+          }
+        },
+        (error: unknown) => {
+          lingeringClose(res, this.options.limits); // its body, if any, is never read
+          writeDoorError(res, error);
+        },
+      );
     };
   }
 

@@ -13,7 +13,12 @@ export type DoorStep<C = void> = (req: Request, res: Response, next: () => void,
  * run by index with one closure per request, so a longer pipeline costs no more allocation.
  */
 export class DoorPipeline<C = void> {
-  constructor(private readonly steps: readonly DoorStep<C>[]) {}
+  private readonly steps: readonly DoorStep<C>[];
+
+  /** `undefined` entries are steps that are off (e.g. `kit.bearerAuth()` without OAuth): left out, they cost nothing. */
+  constructor(steps: readonly (DoorStep<C> | undefined)[]) {
+    this.steps = steps.filter((step): step is DoorStep<C> => step !== undefined);
+  }
 
   /** Runs the steps on the request, then `done()` if every step handed it on. */
   run(req: Request, res: Response, context: C, done: () => void): void {

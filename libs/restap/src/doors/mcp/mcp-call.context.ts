@@ -6,6 +6,8 @@ export interface McpCall {
   caller: RestapCaller;
   /** The Restap-Session-Id header, validated; the session whose news a read or post addresses. */
   sessionId?: string;
+  /** The JSON-RPC method of the request's body (`tools/list`, `tools/call`, …), when it has one. */
+  method?: string;
 }
 
 /**
@@ -29,4 +31,9 @@ export function bindCall(request: Request, call: McpCall): void {
 export function callOf(ctx: { http?: { req?: Request } }): McpCall {
   const request = ctx.http?.req;
   return (request === undefined ? undefined : calls.get(request)) ?? { caller: { headers: {} } };
+}
+
+/** The call bound to the web `Request` the SDK hands the server factory, if any. */
+export function callOfRequest(request: Request | undefined): McpCall | undefined {
+  return request === undefined ? undefined : calls.get(request);
 }

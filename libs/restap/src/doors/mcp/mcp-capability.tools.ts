@@ -1,4 +1,4 @@
-import { fromJsonSchema, type CallToolResult, type JsonSchemaType, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { fromJsonSchema, requireScopes, type CallToolResult, type JsonSchemaType, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import type { JsonSchema } from '../../interfaces/catalog.interface';
 import type { CapabilityTools, ToolDefinition } from '../../core/tools/capability-tools';
 import type { InvocationResult } from '../../core/invoker/invocation-result';
@@ -10,6 +10,8 @@ import type { ApprovalAnswer, ApprovalRequest } from '../../core/approvals/appro
 export interface McpRegistration {
   /** The tool it registers, if it is a tool. */
   readonly tool?: string;
+  /** The OAuth scopes calling it needs (`auth.oauth`): a caller without them does not see it listed. */
+  readonly scopes?: readonly string[];
   readonly register: (server: McpServer) => void;
 }
 
@@ -35,6 +37,7 @@ export const ERROR_META_KEY = 'io.restap/error';
 export function capabilityToolRegistrations(tools: CapabilityTools, approvals?: ApprovalService): McpRegistration[] {
   return tools.list().map((tool) => {
     const outputSchema = structuredSchema(tool.outputSchema);
+    const scopes = tools.scopesOf(tool);
     const config = {
       title: tool.title,
       ...(tool.description ? { description: tool.description } : {}),
@@ -42,6 +45,9 @@ export function capabilityToolRegistrations(tools: CapabilityTools, approvals?: 
       ...(outputSchema ? { outputSchema: fromJsonSchema<Record<string, unknown>>(outputSchema as JsonSchemaType) } : {}),
       annotations: annotationsOf(tool),
       _meta: { [CAPABILITY_META_KEY]: tool.capabilityId },
+      // A tools/call whose token lacks the scopes: the SDK answers HTTP 403 insufficient_scope with
+      // the step-up challenge (MCP authorization, 2025-11-25), before the tool runs.
+      ...(scopes.length ? { scopeChallenge: requireScopes(...(scopes as [string, ...string[]])) } : {}),
     };
     const structured = outputSchema === undefined ? undefined : tool.outputSchema?.type === 'array' ? 'wrapped' : 'object';
     const handler = async (args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> => {
@@ -54,7 +60,7 @@ export function capabilityToolRegistrations(tools: CapabilityTools, approvals?: 
       await logCall(ctx, tool.capabilityId, result, performance.now() - started);
       return toToolResult(result, structured, tool.name);
     };
-    return { tool: tool.name, register: (server: McpServer) => void server.registerTool(tool.name, config, handler) };
+    return { tool: tool.name, ...(scopes.length ? { scopes } : {}), register: (server: McpServer) => void server.registerTool(tool.name, config, handler) };
   });
 }
 

@@ -16,6 +16,7 @@ export interface McpSessionHooks {
   subscribe(uri: string): Promise<void>;
   unsubscribe(uri: string): Promise<void>;
 }
+import { callOfRequest } from './mcp-call.context';
 
 /** Version reported in serverInfo: this module's protocol surface, not the host app's. */
 const SERVER_VERSION = '0.1.0';
@@ -41,7 +42,7 @@ export class McpServerFactory {
     @Optional() private readonly approvals?: ApprovalService,
   ) {}
 
-  private surface?: { all: McpRegistration[]; tools: Map<string, McpRegistration> };
+  private surface?: { all: McpRegistration[]; tools: Map<string, McpRegistration>; scoped: boolean };
 
   /**
    * `request` is the HTTP request being served, when the SDK gives it. A 2026-07-28 `tools/call`
@@ -72,7 +73,14 @@ export class McpServerFactory {
     const surface = (this.surface ??= this.build());
     const only = era === 'modern' ? calledTool(request) : undefined;
     const one = only === undefined ? undefined : surface.tools.get(only);
-    for (const registration of one ? [one] : surface.all) registration.register(server);
+    const call = surface.scoped ? callOfRequest(request) : undefined;
+    const held = call?.method === 'tools/call' ? undefined : call?.caller.auth?.scopes;
+    for (const registration of one ? [one] : surface.all) {
+      // Lists show only what the caller may call; a tools/call keeps every tool, so a scope the
+      // token lacks gets the SDK's 403 step-up challenge rather than "unknown tool".
+      if (held && registration.scopes?.some((scope) => !held.includes(scope))) continue;
+      registration.register(server);
+    }
     if (session && withNews) {
       server.server.setRequestHandler('resources/subscribe', async (req) => {
         await session.subscribe(subscribable(req.params.uri));
@@ -87,14 +95,14 @@ export class McpServerFactory {
   }
 
   /** Built on the first request, after bootstrap has registered every capability and the talk handler. */
-  private build(): { all: McpRegistration[]; tools: Map<string, McpRegistration> } {
+  private build(): { all: McpRegistration[]; tools: Map<string, McpRegistration>; scoped: boolean } {
     const { talk, news } = this.options;
     const all = [
       ...capabilityToolRegistrations(this.tools, this.approvals),
       ...(talk.enabled && this.registry.getTalkHandler() ? [talkToolRegistration(this.talk, this.options)] : []),
       ...(news.enabled ? newsRegistrations(this.news, this.options) : []),
     ];
-    return { all, tools: new Map(all.flatMap((r) => (r.tool === undefined ? [] : [[r.tool, r] as const]))) };
+    return { all, tools: new Map(all.flatMap((r) => (r.tool === undefined ? [] : [[r.tool, r] as const]))), scoped: all.some((r) => r.scopes?.length) };
   }
 }
 

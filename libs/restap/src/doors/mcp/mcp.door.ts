@@ -80,6 +80,8 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
       kit.refuseWhileDraining(),
       // Counted before the body is read, as on /talk and /news: an over-quota client costs no upload.
       kit.rateLimit('mcp'),
+      // OAuth (auth.oauth): 401 naming the protected resource metadata before the body is read.
+      kit.bearerAuth(),
       // A body must say it is JSON: a browser page elsewhere can send `text/plain` without asking
       // (no CORS preflight), so anything else is 415 before it is read. The SDK judges what the JSON says.
       // Malformed JSON is the JSON-RPC parse error the SDK's transport gives when it reads the body itself (issue 38).
@@ -174,7 +176,10 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
   private callOf(req: Request): McpCall {
     const header = req.headers[SESSION_ID_HEADER];
     const sessionId = header === undefined ? undefined : parseSessionId(Array.isArray(header) ? header : header.trim());
-    return sessionId === undefined ? { caller: callerOf(req) } : { caller: callerOf(req), sessionId };
+    const call: McpCall = sessionId === undefined ? { caller: callerOf(req) } : { caller: callerOf(req), sessionId };
+    const method = (req.body as { method?: unknown } | undefined)?.method;
+    if (typeof method === 'string') call.method = method;
+    return call;
   }
 }
 

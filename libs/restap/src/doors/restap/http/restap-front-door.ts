@@ -18,7 +18,8 @@ import type { RouteMatch } from './restap-paths';
  * the application is created. It matches the path once, the way the host's router does (so `/TALK`
  * or `/news/` under Express's default settings are the module's paths too); a request for the
  * host's own routes pays that single comparison and passes on. On the module's paths it runs its
- * DoorPipeline: CORS, the shutdown drain (discovery keeps answering), the rate limit, the JSON
+ * DoorPipeline: CORS, the shutdown drain (discovery keeps answering), the rate limit, the OAuth
+ * bearer token (when `auth.oauth` is set), the JSON
  * body (POST /talk, /news), then serves the catalog — so a refused request is refused before its
  * body is read.
  * Each such request is one server span (`POST /talk`, `GET /news`, `GET /.well-known/restap.json`),
@@ -40,6 +41,8 @@ export class RestapFrontDoor {
       (req, res, next, match) => cors.handle(req, res, next, match),
       kit.refuseWhileDraining<RouteMatch>((match) => match.route === 'catalog'),
       kit.rateLimit<RouteMatch>(bucketOf),
+      // OAuth (auth.oauth): a bearer token on /talk and /news; the catalog stays public. Off: not in the pipeline.
+      kit.bearerAuth<RouteMatch>((_req, match) => match.route === 'catalog'),
       kit.jsonBody<RouteMatch>('send the body as application/json.', (req, match) => req.method === 'POST' && !match.subpath && match.route !== 'catalog'),
     ]);
     // An application context without HTTP serves no routes.
