@@ -28,6 +28,7 @@
  * instructions there and 763k after 4,000); C=1 also takes batching (which varies run to run) out of the count.
  */
 const { execFileSync } = require('node:child_process');
+const http = require('node:http');
 const { mkdtempSync, readdirSync, readFileSync, rmSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -39,12 +40,27 @@ const { startMcpFloor } = require('./lib/mcp-floor');
 const { startA2aFloor } = require('./lib/a2a-floor');
 const { startExpressFloor } = require('./lib/express-floor');
 const { startTalkFloor } = require('./lib/talk-floor');
+const { startAguiFloor } = require('./lib/agui-floor');
 
 const N = Number(process.env.N) || 1000;
 const C = Number(process.env.C) || 4;
 const WARM = Number(process.env.WARM) || 5000;
 const SERVER = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const JSON_POST = { method: 'POST', headers: { 'content-type': 'application/json' } };
+const AGUI_RUN = {
+  path: '/ag-ui',
+  method: 'POST',
+  headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+  body: JSON.stringify({ threadId: '', runId: 'bench-r1', messages: [{ id: 'u1', role: 'user', content: 'hi' }], tools: [], context: [] }),
+  verify: (body) => body.includes('"delta":"ok"') && body.includes('"RUN_FINISHED"'),
+};
+const SSE_TURN = {
+  path: '/talk',
+  method: 'POST',
+  headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+  body: JSON.stringify({ message: 'hi' }),
+  verify: (body) => body.includes('event: message.end') && body.includes('event: done'),
+};
 const SCENARIOS = {
   live: { path: '/health/live' },
   catalog: { path: '/.well-known/restap.json' },
@@ -78,14 +94,31 @@ const SCENARIOS = {
   // The talk and news scenarios on the bench's floors: a bare Nest route with the module's statements and batching.
   'talk-floor': { path: '/talk', ...JSON_POST, body: JSON.stringify({ message: 'hi' }), floor: 'talk' },
   'news-floor': { path: '/news', ...JSON_POST, body: JSON.stringify({ type: 'note', message: 'hello' }), floor: 'talk' },
+  // talk-news's floor: the talk floor with the same 20 items seeded, so its news read returns them.
+  'talk-news-floor': { path: '/talk', ...JSON_POST, body: JSON.stringify({ message: 'hi' }), floor: 'talk', seed: 20 },
+  // One AG-UI run (RunAgentInput, a new thread, SSE) through the agent's AG-UI door, on by default; and the same run
+  // answered by @ag-ui/core's schema and @ag-ui/encoder alone (bench/lib/agui-floor.js): the door's bound is that floor
+  // plus a talk turn less express-floor, the HTTP work both share.
+  agui: AGUI_RUN,
+  'agui-floor': { ...AGUI_RUN, floor: 'agui' },
+  // A /talk turn streamed as SSE with resumable streams off and on (talk.resume: the turn's frames numbered and stored).
+  'talk-sse': { ...SSE_TURN, env: { RESTAP_TALK_RESUME: '0' } },
+  'talk-resume': { ...SSE_TURN, env: { RESTAP_TALK_RESUME: '1' } },
+  // The talk turn with tracing on: a tracer provider registered that records the module's spans and drops them
+  // (bench/lib/tracing-preload.js, no instrumentation, no exporter); and the sample's own OpenTelemetry SDK exporting
+  // (http, express and pg instrumentations, OTLP/protobuf to a sink in this process, metrics and logs off).
+  'talk-traced': { ...REQUESTS.talk, nodeArgs: ['-r', path.join(__dirname, 'lib', 'tracing-preload.js')] },
+  'talk-otel': { ...REQUESTS.talk, otlpSink: true, env: { OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none' } },
 };
 
 /** The server a scenario is counted in: the agent, or a door's floor (the MCP one with the agent's text_echo schemas). */
 async function startServer(scenario, databaseUrl, { wrapper, env }) {
   if (!scenario.floor) {
-    return startAgent({ port: 3700 + Math.floor(Math.random() * 90), wrapper, env: { ...env, DATABASE_URL: databaseUrl, RESTAP_BENCH: '1', RESTAP_RATE_LIMIT: '0' }, startTimeoutMs: 180_000 });
+    const own = { ...scenario.env, ...(scenario.otlpSink ? { OTEL_EXPORTER_OTLP_ENDPOINT: await otlpSink() } : {}) };
+    return startAgent({ port: 3700 + Math.floor(Math.random() * 90), wrapper, nodeArgs: scenario.nodeArgs, env: { ...env, ...own, DATABASE_URL: databaseUrl, RESTAP_BENCH: '1', RESTAP_RATE_LIMIT: '0' }, startTimeoutMs: 180_000 });
   }
   if (scenario.floor === 'a2a') return startA2aFloor({ wrapper, env });
+  if (scenario.floor === 'agui') return startAguiFloor({ wrapper, env });
   if (scenario.floor === 'express') return startExpressFloor('prebuilt', { wrapper, env });
   // The agent, uncounted, first: its migrations make the floors' tables, its catalog has text_echo's schemas.
   const agent = await startAgent({ port: 3700 + Math.floor(Math.random() * 90), env: { DATABASE_URL: databaseUrl, RESTAP_BENCH: '1' } });
@@ -97,6 +130,17 @@ async function startServer(scenario, databaseUrl, { wrapper, env }) {
   }
   if (scenario.floor === 'talk') return startTalkFloor(databaseUrl, { wrapper, env });
   return startMcpFloor({ inputSchema: echo.input_schema, outputSchema: echo.output_schema }, { wrapper, env });
+}
+
+/** An OTLP/HTTP endpoint on loopback that takes every export (200, empty body) and keeps nothing; its base URL. */
+async function otlpSink() {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': req.headers['content-type'] || 'application/x-protobuf' }).end());
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  return `http://127.0.0.1:${server.address().port}`;
 }
 
 async function drive(url, scenario, count) {
