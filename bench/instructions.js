@@ -19,7 +19,13 @@
  * express-floor (a JSON POST answered by bare Express with express.json() on the agent's HTTP server,
  * bench/lib/express-floor.js 'prebuilt': the HTTP work every JSON POST pays, whatever answers it),
  * talk-floor and news-floor (the talk and news scenarios answered by the bench's talk and news
- * floors, bench/lib/talk-floor.js: a bare Nest route with the module's statements and batching).
+ * floors, bench/lib/talk-floor.js: a bare Nest route with the module's statements and batching);
+ * talk-news-floor (the talk floor with the same 20 items seeded), agui (an AG-UI run, SSE, a new
+ * thread, through POST /ag-ui) and agui-floor (the same run answered by @ag-ui/core's schema and
+ * @ag-ui/encoder alone, bench/lib/agui-floor.js), talk-sse and talk-resume (a /talk SSE turn with
+ * RESTAP_TALK_RESUME=0 and =1), talk-traced (the talk turn with a tracer provider that records the
+ * module's spans and drops them, bench/lib/tracing-preload.js) and talk-otel (the sample's own
+ * OpenTelemetry SDK exporting OTLP to a sink in the bench process) (issue 41).
  * Beside the instructions, the writing transactions per request (transaction ids the server handed out).
  *
  * Env: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a fresh database
@@ -163,7 +169,7 @@ async function measure(name, databaseUrl) {
   // vgdb (behind callgrind_control) names its pipes after USER and HOST: both sides must agree.
   const names = { USER: process.env.USER || 'bench', LOGNAME: process.env.LOGNAME || 'bench', HOST: '127.0.0.1' };
   const agent = await startServer(scenario, databaseUrl, {
-    wrapper: ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${dir}/out`],
+    wrapper: ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${dir}/out`],
     env: names,
   });
   const control = (...args) => execFileSync('callgrind_control', [...args, String(agent.pid)], { env: { ...process.env, ...names }, stdio: 'ignore' });
@@ -189,13 +195,17 @@ async function measure(name, databaseUrl) {
     await agent.stop();
   }
   let total = 0;
+  let main = 0; // JavaScript's thread; the rest is V8's and libuv's helper threads (GC, compilers, the thread pool)
   for (const file of readdirSync(dir)) {
-    const totals = /^totals:\s+(\d+)/m.exec(readFileSync(path.join(dir, file), 'utf8'));
-    if (totals) total += Number(totals[1]);
+    const text = readFileSync(path.join(dir, file), 'utf8');
+    const totals = /^totals:\s+(\d+)/m.exec(text);
+    if (!totals) continue;
+    total += Number(totals[1]);
+    if (/^thread: 1$/m.test(text)) main += Number(totals[1]);
   }
   rmSync(dir, { recursive: true, force: true });
   if (!total) throw new Error('callgrind recorded nothing (is callgrind_control able to reach the process?)');
-  return { instructions: total / N, commits: commits / N };
+  return { instructions: total / N, main: main / N, commits: commits / N };
 }
 
 /**
@@ -218,8 +228,8 @@ async function main() {
   if (!names.length) throw new Error(`name scenarios: ${Object.keys(SCENARIOS).join(', ')}`);
   const database = await db.freshDatabase(SERVER, process.env.BENCH_DATABASE_NAME || 'restap_instructions');
   for (const name of names) {
-    const { instructions, commits } = await measure(name, database.url);
-    console.log(`${name}: ${(instructions / 1000).toFixed(1)} k instructions/request, ${commits.toFixed(2)} writing transactions/request (${N} requests at ${C} connections after ${WARM} warm-up)`);
+    const { instructions, main: mainThread, commits } = await measure(name, database.url);
+    console.log(`${name}: ${(instructions / 1000).toFixed(1)} k instructions/request (main thread ${(mainThread / 1000).toFixed(1)} k), ${commits.toFixed(2)} writing transactions/request (${N} requests at ${C} connections after ${WARM} warm-up)`);
   }
 }
 
