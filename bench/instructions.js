@@ -27,6 +27,12 @@
  * module's spans and drops them, bench/lib/tracing-preload.js) and talk-otel (the sample's own
  * OpenTelemetry SDK exporting OTLP to a sink in the bench process) (issue 41).
  * Beside the instructions, the writing transactions per request (transaction ids the server handed out).
+ * Each thread is counted apart and the main thread's share printed too: V8's helper threads (GC,
+ * compilers) run more instructions the longer a request takes in wall time, so on a loaded host
+ * the total grows (talk read 1,096k at load 12, then 719k at load 6 of which 490k on the main
+ * thread, where issue 19's quiet host counted 489k in all; issue 41). Compare main-thread figures
+ * when the host is busy. The writing transactions
+ * are server-wide: anything else writing to the same PostgreSQL server meanwhile counts too.
  *
  * Env: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a fresh database
  * restap_instructions, or BENCH_DATABASE_NAME, is made in it), N (1000), C (4), WARM (5000). Loopback only.
