@@ -30,8 +30,9 @@
  * Each thread is counted apart and the main thread's share printed too: V8's helper threads (GC,
  * compilers) run more instructions the longer a request takes in wall time, so on a loaded host
  * the total grows (talk read 1,096k at load 12, then 719k at load 6 of which 490k on the main
- * thread, where issue 19's quiet host counted 489k in all; issue 41). Compare main-thread figures
- * when the host is busy. The writing transactions
+ * thread, where issue 19's quiet host counted 489k in all; issue 41). The main thread is steadier,
+ * not steady: with six counted jobs at once talk-floor's read 539k. Judge figures from a quiet host,
+ * one job at a time. The writing transactions
  * are server-wide: anything else writing to the same PostgreSQL server meanwhile counts too.
  *
  * Env: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a fresh database
