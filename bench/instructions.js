@@ -19,8 +19,21 @@
  * express-floor (a JSON POST answered by bare Express with express.json() on the agent's HTTP server,
  * bench/lib/express-floor.js 'prebuilt': the HTTP work every JSON POST pays, whatever answers it),
  * talk-floor and news-floor (the talk and news scenarios answered by the bench's talk and news
- * floors, bench/lib/talk-floor.js: a bare Nest route with the module's statements and batching).
+ * floors, bench/lib/talk-floor.js: a bare Nest route with the module's statements and batching);
+ * talk-news-floor (the talk floor with the same 20 items seeded), agui (an AG-UI run, SSE, a new
+ * thread, through POST /ag-ui) and agui-floor (the same run answered by @ag-ui/core's schema and
+ * @ag-ui/encoder alone, bench/lib/agui-floor.js), talk-sse and talk-resume (a /talk SSE turn with
+ * RESTAP_TALK_RESUME=0 and =1), talk-traced (the talk turn with a tracer provider that records the
+ * module's spans and drops them, bench/lib/tracing-preload.js) and talk-otel (the sample's own
+ * OpenTelemetry SDK exporting OTLP to a sink in the bench process) (issue 41).
  * Beside the instructions, the writing transactions per request (transaction ids the server handed out).
+ * Each thread is counted apart and the main thread's share printed too: V8's helper threads (GC,
+ * compilers) run more instructions the longer a request takes in wall time, so on a loaded host
+ * the total grows (talk read 1,096k at load 12, then 719k at load 6 of which 490k on the main
+ * thread, where issue 19's quiet host counted 489k in all; issue 41). The main thread is steadier,
+ * not steady: with six counted jobs at once talk-floor's read 539k. Judge figures from a quiet host,
+ * one job at a time. The writing transactions
+ * are server-wide: anything else writing to the same PostgreSQL server meanwhile counts too.
  *
  * Env: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a fresh database
  * restap_instructions, or BENCH_DATABASE_NAME, is made in it), N (1000), C (4), WARM (5000). Loopback only.
@@ -28,6 +41,7 @@
  * instructions there and 763k after 4,000); C=1 also takes batching (which varies run to run) out of the count.
  */
 const { execFileSync } = require('node:child_process');
+const http = require('node:http');
 const { mkdtempSync, readdirSync, readFileSync, rmSync } = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -39,12 +53,27 @@ const { startMcpFloor } = require('./lib/mcp-floor');
 const { startA2aFloor } = require('./lib/a2a-floor');
 const { startExpressFloor } = require('./lib/express-floor');
 const { startTalkFloor } = require('./lib/talk-floor');
+const { startAguiFloor } = require('./lib/agui-floor');
 
 const N = Number(process.env.N) || 1000;
 const C = Number(process.env.C) || 4;
 const WARM = Number(process.env.WARM) || 5000;
 const SERVER = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const JSON_POST = { method: 'POST', headers: { 'content-type': 'application/json' } };
+const AGUI_RUN = {
+  path: '/ag-ui',
+  method: 'POST',
+  headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+  body: JSON.stringify({ threadId: '', runId: 'bench-r1', messages: [{ id: 'u1', role: 'user', content: 'hi' }], tools: [], context: [] }),
+  verify: (body) => body.includes('"delta":"ok"') && body.includes('"RUN_FINISHED"'),
+};
+const SSE_TURN = {
+  path: '/talk',
+  method: 'POST',
+  headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+  body: JSON.stringify({ message: 'hi' }),
+  verify: (body) => body.includes('event: message.end') && body.includes('event: done'),
+};
 const SCENARIOS = {
   live: { path: '/health/live' },
   catalog: { path: '/.well-known/restap.json' },
@@ -78,14 +107,31 @@ const SCENARIOS = {
   // The talk and news scenarios on the bench's floors: a bare Nest route with the module's statements and batching.
   'talk-floor': { path: '/talk', ...JSON_POST, body: JSON.stringify({ message: 'hi' }), floor: 'talk' },
   'news-floor': { path: '/news', ...JSON_POST, body: JSON.stringify({ type: 'note', message: 'hello' }), floor: 'talk' },
+  // talk-news's floor: the talk floor with the same 20 items seeded, so its news read returns them.
+  'talk-news-floor': { path: '/talk', ...JSON_POST, body: JSON.stringify({ message: 'hi' }), floor: 'talk', seed: 20 },
+  // One AG-UI run (RunAgentInput, a new thread, SSE) through the agent's AG-UI door, on by default; and the same run
+  // answered by @ag-ui/core's schema and @ag-ui/encoder alone (bench/lib/agui-floor.js): the door's bound is that floor
+  // plus a talk turn less express-floor, the HTTP work both share.
+  agui: AGUI_RUN,
+  'agui-floor': { ...AGUI_RUN, floor: 'agui' },
+  // A /talk turn streamed as SSE with resumable streams off and on (talk.resume: the turn's frames numbered and stored).
+  'talk-sse': { ...SSE_TURN, env: { RESTAP_TALK_RESUME: '0' } },
+  'talk-resume': { ...SSE_TURN, env: { RESTAP_TALK_RESUME: '1' } },
+  // The talk turn with tracing on: a tracer provider registered that records the module's spans and drops them
+  // (bench/lib/tracing-preload.js, no instrumentation, no exporter); and the sample's own OpenTelemetry SDK exporting
+  // (http, express and pg instrumentations, OTLP/protobuf to a sink in this process, metrics and logs off).
+  'talk-traced': { ...REQUESTS.talk, nodeArgs: ['-r', path.join(__dirname, 'lib', 'tracing-preload.js')] },
+  'talk-otel': { ...REQUESTS.talk, otlpSink: true, env: { OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none' } },
 };
 
 /** The server a scenario is counted in: the agent, or a door's floor (the MCP one with the agent's text_echo schemas). */
 async function startServer(scenario, databaseUrl, { wrapper, env }) {
   if (!scenario.floor) {
-    return startAgent({ port: 3700 + Math.floor(Math.random() * 90), wrapper, env: { ...env, DATABASE_URL: databaseUrl, RESTAP_BENCH: '1', RESTAP_RATE_LIMIT: '0' }, startTimeoutMs: 180_000 });
+    const own = { ...scenario.env, ...(scenario.otlpSink ? { OTEL_EXPORTER_OTLP_ENDPOINT: await otlpSink() } : {}) };
+    return startAgent({ port: 3700 + Math.floor(Math.random() * 90), wrapper, nodeArgs: scenario.nodeArgs, env: { ...env, ...own, DATABASE_URL: databaseUrl, RESTAP_BENCH: '1', RESTAP_RATE_LIMIT: '0' }, startTimeoutMs: 180_000 });
   }
   if (scenario.floor === 'a2a') return startA2aFloor({ wrapper, env });
+  if (scenario.floor === 'agui') return startAguiFloor({ wrapper, env });
   if (scenario.floor === 'express') return startExpressFloor('prebuilt', { wrapper, env });
   // The agent, uncounted, first: its migrations make the floors' tables, its catalog has text_echo's schemas.
   const agent = await startAgent({ port: 3700 + Math.floor(Math.random() * 90), env: { DATABASE_URL: databaseUrl, RESTAP_BENCH: '1' } });
@@ -97,6 +143,17 @@ async function startServer(scenario, databaseUrl, { wrapper, env }) {
   }
   if (scenario.floor === 'talk') return startTalkFloor(databaseUrl, { wrapper, env });
   return startMcpFloor({ inputSchema: echo.input_schema, outputSchema: echo.output_schema }, { wrapper, env });
+}
+
+/** An OTLP/HTTP endpoint on loopback that takes every export (200, empty body) and keeps nothing; its base URL. */
+async function otlpSink() {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': req.headers['content-type'] || 'application/x-protobuf' }).end());
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  server.unref();
+  return `http://127.0.0.1:${server.address().port}`;
 }
 
 async function drive(url, scenario, count) {
@@ -119,7 +176,7 @@ async function measure(name, databaseUrl) {
   // vgdb (behind callgrind_control) names its pipes after USER and HOST: both sides must agree.
   const names = { USER: process.env.USER || 'bench', LOGNAME: process.env.LOGNAME || 'bench', HOST: '127.0.0.1' };
   const agent = await startServer(scenario, databaseUrl, {
-    wrapper: ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${dir}/out`],
+    wrapper: ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${dir}/out`],
     env: names,
   });
   const control = (...args) => execFileSync('callgrind_control', [...args, String(agent.pid)], { env: { ...process.env, ...names }, stdio: 'ignore' });
@@ -145,13 +202,17 @@ async function measure(name, databaseUrl) {
     await agent.stop();
   }
   let total = 0;
+  let main = 0; // JavaScript's thread; the rest is V8's and libuv's helper threads (GC, compilers, the thread pool)
   for (const file of readdirSync(dir)) {
-    const totals = /^totals:\s+(\d+)/m.exec(readFileSync(path.join(dir, file), 'utf8'));
-    if (totals) total += Number(totals[1]);
+    const text = readFileSync(path.join(dir, file), 'utf8');
+    const totals = /^totals:\s+(\d+)/m.exec(text);
+    if (!totals) continue;
+    total += Number(totals[1]);
+    if (/^thread: 1$/m.test(text)) main += Number(totals[1]);
   }
   rmSync(dir, { recursive: true, force: true });
   if (!total) throw new Error('callgrind recorded nothing (is callgrind_control able to reach the process?)');
-  return { instructions: total / N, commits: commits / N };
+  return { instructions: total / N, main: main / N, commits: commits / N };
 }
 
 /**
@@ -174,8 +235,8 @@ async function main() {
   if (!names.length) throw new Error(`name scenarios: ${Object.keys(SCENARIOS).join(', ')}`);
   const database = await db.freshDatabase(SERVER, process.env.BENCH_DATABASE_NAME || 'restap_instructions');
   for (const name of names) {
-    const { instructions, commits } = await measure(name, database.url);
-    console.log(`${name}: ${(instructions / 1000).toFixed(1)} k instructions/request, ${commits.toFixed(2)} writing transactions/request (${N} requests at ${C} connections after ${WARM} warm-up)`);
+    const { instructions, main: mainThread, commits } = await measure(name, database.url);
+    console.log(`${name}: ${(instructions / 1000).toFixed(1)} k instructions/request (main thread ${(mainThread / 1000).toFixed(1)} k), ${commits.toFixed(2)} writing transactions/request (${N} requests at ${C} connections after ${WARM} warm-up)`);
   }
 }
 

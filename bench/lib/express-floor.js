@@ -17,7 +17,7 @@ const { startChildServer } = require('./child-server');
 const ANSWER = '{"status":"received","news_id":"news_1","message":"Message stored successfully"}';
 
 /** expressMessageClasses, as built (no Nest in it). */
-const CLASSES = path.join(__dirname, '..', '..', 'dist', 'apps', 'sample-agent', 'libs', 'restap', 'src', 'http', 'express-message-classes.js');
+const CLASSES = path.join(__dirname, '..', '..', 'dist', 'apps', 'sample-agent', 'libs', 'restap', 'src', 'doors', 'kit', 'http', 'express-message-classes.js');
 
 if (require.main === module) {
   const express = require('express');

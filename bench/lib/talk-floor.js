@@ -26,7 +26,7 @@ async function serve(databaseUrl) {
   const { Controller, Module, Post, Req, Res } = require('@nestjs/common');
   const { NestFactory } = require('@nestjs/core');
   const { Pool } = require('pg');
-  const { RestapExpressAdapter } = built('http/restap-express.adapter.js');
+  const { RestapExpressAdapter } = built('doors/kit/http/restap-express.adapter.js');
   const { GroupCommit, sharedReads } = built('persistence/group-commit.js');
   const { statement } = built('persistence/restap-sql.js');
   const { recentSql, APPEND_GLOBAL_SQL } = built('persistence/typeorm-news.sql.js');

@@ -1,9 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Span } from '@opentelemetry/api';
-import { NodeSDK } from '@opentelemetry/sdk-node';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { ExpressInstrumentation } from '@opentelemetry/instrumentation-express';
-import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import type { NodeSDK } from '@opentelemetry/sdk-node';
 import { redactUrl } from '../http/access-log.middleware';
 
 /** The service name when `OTEL_SERVICE_NAME` is not set. */
@@ -29,13 +26,18 @@ export function telemetryRequested(env: NodeJS.ProcessEnv = process.env): boolea
  * `OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`, sampling. The http, express and pg
  * instrumentations are on; incoming URLs are recorded with their query values redacted (a
  * `session_id` may be one). Must run before express, http and pg are loaded: `main.ts` imports
- * `instrument.ts` first.
+ * `instrument.ts` first. The SDK and its instrumentations are loaded only then: a sample without
+ * telemetry does not pay for loading them at start.
  *
  * @example
  * OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 OTEL_EXPORTER_OTLP_PROTOCOL=http/json npm start
  */
 export function startSampleTelemetry(env: NodeJS.ProcessEnv = process.env): NodeSDK | undefined {
   if (running || !telemetryRequested(env)) return running;
+  const { NodeSDK } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  const { HttpInstrumentation } = require('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
+  const { ExpressInstrumentation } = require('@opentelemetry/instrumentation-express') as typeof import('@opentelemetry/instrumentation-express');
+  const { PgInstrumentation } = require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
   const sdk = new NodeSDK({
     ...(env.OTEL_SERVICE_NAME?.trim() ? {} : { serviceName: DEFAULT_SERVICE_NAME }),
     instrumentations: [
