@@ -1,6 +1,8 @@
 import { startSample, type RunningApp } from '../support/sample-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm';
+import { createServer, connect, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { UI_TIMEOUT, useBrowser, type WatchedPage } from '../support/browser';
 
 // Jest ignores the e2e project's testTimeout; the browser, PGlite and a loaded machine all take their time.
@@ -114,5 +116,47 @@ describe('issue 37, item 4: the playground on an agent with resumable streams (t
     // The session goes on: the next message continues the same session.
     await expect(page.locator('#session-label').textContent()).resolves.toBe('Continuing a session');
     expect(errors).toEqual([]);
+  });
+
+  it('issue 37, item 5: the connection is cut under the page (a TCP proxy resets every socket mid-answer) → the page resumes and the full reply appears once', async () => {
+    llm.configure({ reply: fullReply(60), chunkDelayMs: 100 });
+    // A loopback TCP proxy in front of the agent: cutting it is a real network drop (the fetch fails), not an offline event.
+    const sockets = new Set<Socket>();
+    const proxy = createServer((client) => {
+      const upstream = connect(Number(new URL(agent.url).port), '127.0.0.1');
+      sockets.add(client).add(upstream);
+      client.pipe(upstream).pipe(client);
+      const gone = () => {
+        client.destroy();
+        upstream.destroy();
+        sockets.delete(client);
+        sockets.delete(upstream);
+      };
+      client.on('error', gone).on('close', gone);
+      upstream.on('error', gone).on('close', gone);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    try {
+      const { page } = await chromium.newPage();
+      let resumed = 0;
+      page.on('request', (request) => {
+        if (request.method() === 'GET' && /\/talk\/msg_/.test(request.url())) resumed++;
+      });
+      await page.goto(`${base}/playground`);
+      await page.waitForSelector('body[data-ready="true"]');
+      await page.getByRole('textbox', { name: 'Message' }).fill('Talk through a flaky link');
+      await page.getByRole('button', { name: 'Send' }).click();
+      const reply = page.locator('.msg.agent .text').last();
+      await reply.filter({ hasText: 'word5 ' }).waitFor();
+      for (const socket of sockets) socket.resetAndDestroy();
+      await page.locator('.msg.agent .text[aria-busy]').waitFor({ state: 'detached', timeout: 60_000 });
+      expect(await reply.textContent()).toBe(fullReply(60));
+      await expect(page.locator('.msg.agent.failed').count()).resolves.toBe(0);
+      expect(resumed).toBeGreaterThanOrEqual(1);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 });
