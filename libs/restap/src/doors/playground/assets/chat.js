@@ -7,7 +7,10 @@ import { $, h, pretty } from './dom.js';
 import { readError, readJson, readSse, request, logError } from './http.js';
 import { SESSION_ID_HEADER } from './wire.generated.js';
 
-/** The chat's session: shared with the news panel, kept in memory only (it is a bearer secret). */
+/**
+ * The chat's session: shared with the news panel, kept in memory (it is a bearer secret); only
+ * while a turn runs on an agent with resumable streams is it also in sessionStorage (see `pending`).
+ */
 export const session = {
   id: undefined,
   listeners: new Set(),
