@@ -51,6 +51,11 @@ export abstract class TalkFrameStore {
    * for that session.
    */
   abstract askStop(messageId: string, keyHash: Buffer): Promise<'stopping' | 'ended' | 'unknown'>;
+  /**
+   * Whether the turn's reply is stored `interrupted` in the session history: the replicas sweep
+   * (`replicas.orphanAfterMs`) found the replica running it dead. Its frames will never end.
+   */
+  abstract interrupted(messageId: string, keyHash: Buffer): Promise<boolean>;
   /** Which of these running turns someone asked to stop. */
   abstract stopsAsked(messageIds: readonly string[]): Promise<string[]>;
   /** Deletes rows older than `ageMs` (at most `limit` of them); resolves with how many. */

@@ -41,6 +41,14 @@ const ASK_STOP = statement(
   'talk.frames-stop',
 );
 
+/** The reply row of the turn in that session, marked by the orphan sweep: the session's turns, by the session index. */
+const INTERRUPTED = statement(
+  `SELECT EXISTS (
+     SELECT 1 FROM restap_sessions s JOIN restap_turns t ON t.session_id = s.id
+     WHERE s.key_hash = $2 AND t.message_id = $1 AND t.role = 'assistant' AND t.status = 'interrupted') AS interrupted`,
+  'talk.frames-interrupted',
+);
+
 const STOPS_ASKED = statement(`SELECT message_id FROM restap_talk_frames WHERE first_id = 0 AND message_id = ANY($1::text[])`, 'talk.frames-stops-read');
 
 /** Oldest rows first, a bounded number per statement: a sweep never holds many locks for long. */
@@ -82,6 +90,11 @@ export class TypeOrmTalkFrameStore extends TalkFrameStore {
     const [row] = await this.sql.query<{ n: number | string; ended: boolean }>(ASK_STOP, [messageId, keyHash]);
     if (!row || Number(row.n) === 0) return 'unknown';
     return row.ended ? 'ended' : 'stopping';
+  }
+
+  async interrupted(messageId: string, keyHash: Buffer): Promise<boolean> {
+    const [row] = await this.sql.query<{ interrupted: boolean }>(INTERRUPTED, [messageId, keyHash]);
+    return row?.interrupted === true;
   }
 
   async stopsAsked(messageIds: readonly string[]): Promise<string[]> {

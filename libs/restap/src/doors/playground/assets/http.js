@@ -71,10 +71,15 @@ export async function readError(response) {
 
 /**
  * Reads an SSE body frame by frame (event, id, data parsed as JSON), calling `onEvent` as each
- * frame completes. Comments (heartbeats) are logged and skipped.
+ * frame completes. Comments (heartbeats) are logged and skipped. `signal` (optional) drops the
+ * body: the read rejects with its reason.
  */
-export async function readSse(response, onEvent) {
+export async function readSse(response, onEvent, signal) {
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  if (signal) {
+    if (signal.aborted) await reader.cancel(signal.reason);
+    else signal.addEventListener('abort', () => void reader.cancel(signal.reason).catch(() => undefined), { once: true });
+  }
   let buffer = '';
   let current = { event: 'message', data: [], id: undefined };
   const dispatch = () => {
@@ -91,6 +96,7 @@ export async function readSse(response, onEvent) {
   };
   for (;;) {
     const { value, done } = await reader.read();
+    if (signal?.aborted) throw signal.reason;
     if (done) break;
     buffer += value;
     let newline;

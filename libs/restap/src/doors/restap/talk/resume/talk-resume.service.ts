@@ -33,6 +33,8 @@ const EVENT_ID = /^\d{1,9}$/;
 const PAGE = 32;
 /** Past the turn's own deadline, how long a resume still waits for its closing row (the statement storing it may be slow). */
 const STORE_MARGIN_MS = 5_000;
+/** While a resume waits for new frames, how often it asks whether the turn was marked interrupted (its replica found dead). */
+const INTERRUPTED_CHECK_MS = 1_000;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -142,6 +144,8 @@ export class TalkResume {
     sse.open();
     const session = { session_id: resume.sessionId };
     let cursor = resume.afterId;
+    let checkedAt = 0;
+    let orphaned = false;
     for (;;) {
       let rows: StoredTalkFrames[];
       try {
@@ -178,7 +182,18 @@ export class TalkResume {
       }
       if (sse.closed) return;
       if (rows.length === PAGE && !gap) continue;
-      if (Date.now() > deadline || this.drain?.isDraining()) {
+      // The replica running the turn died: the replicas sweep marked its reply interrupted (heartbeat
+      // stale for orphanAfterMs). One more read takes any frames it kept before dying, then the end.
+      if (!orphaned && Date.now() - checkedAt >= INTERRUPTED_CHECK_MS) {
+        checkedAt = Date.now();
+        try {
+          orphaned = await this.store.interrupted(resume.messageId, resume.keyHash);
+        } catch {
+          // The deadline below still ends the stream.
+        }
+        if (orphaned) continue;
+      }
+      if (orphaned || Date.now() > deadline || this.drain?.isDraining()) {
         const interrupted: KeptFrame = ['error', JSON.stringify({ event: 'error', error: 'agent_interrupted', message: 'The replica running this turn stopped before the reply was stored; ask again.' })];
         return this.close(sse, cursor, interrupted, session);
       }
