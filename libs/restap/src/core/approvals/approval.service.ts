@@ -6,7 +6,7 @@ import type { ToolCallGate } from '../tools/capability-tools';
 import { RESTAP_APPROVAL_STORE, type ApprovalRecord, type ApprovalStore } from '../../persistence/approval.store';
 import { randomToken } from '../../sessions/random-token';
 import type { RestapCaller } from '../caller';
-import { CapabilityInvoker } from '../invoker/capability-invoker';
+import { CapabilityTools } from '../tools/capability-tools';
 import type { InvocationResult } from '../invoker/invocation-result';
 import { failure } from '../invoker/invocation-error';
 import { RestapRegistry } from '../registry/restap.registry';
@@ -52,7 +52,7 @@ export class ApprovalService {
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
     private readonly registry: RestapRegistry,
     @Inject(RESTAP_APPROVAL_STORE) private readonly store: ApprovalStore,
-    private readonly invoker: CapabilityInvoker,
+    private readonly tools: CapabilityTools,
   ) {}
 
   /** True when some capability can need approval (its decorator asks, or the module option may). */
@@ -189,10 +189,8 @@ export class ApprovalService {
     const { record } = decided;
     let result: InvocationResult;
     if (!decided.approved) result = deniedResult(record);
-    else {
-      const timeout = AbortSignal.timeout(this.options.capabilityTimeoutMs);
-      result = await this.invoker.invoke(record.capability, decided.args, caller, signal ? AbortSignal.any([signal, timeout]) : timeout);
-    }
+    // Through CapabilityTools, as every door's call: the same checks, timeout (504 tool_timeout) and span.
+    else result = await this.tools.callCapability(record.capability, decided.args, caller, signal);
     try {
       await this.store.recordResult(record.id, result.ok, resultText(result));
     } catch (error) {
