@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { InjectRestapDataSource } from './restap-data-source';
 import { RESTAP_OPTIONS } from '../restap.constants';
-import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../interfaces/restap-options.interface';
 import { randomToken } from '../sessions/random-token';
 import { RestapQueryError } from './restap-query.error';
 import { isStorageError } from './storage-errors';
@@ -64,7 +64,7 @@ export class RestapSql {
 
   constructor(
     @InjectRestapDataSource() private readonly dataSource: DataSource,
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
   ) {}
 
   async query<T>(stmt: RestapStatement, params: unknown[]): Promise<T[]> {

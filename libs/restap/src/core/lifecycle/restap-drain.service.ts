@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RESTAP_OPTIONS } from '../../restap.constants';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
 
 /** A running /talk turn as the drain sees it: it can be told to stop. */
 export interface DrainableWork {
@@ -36,7 +36,7 @@ export class RestapDrain implements BeforeApplicationShutdown {
   /** Run once every turn has ended and been stored (see `afterDrain`). */
   private readonly afterwards: Array<() => Promise<void>> = [];
 
-  constructor(@Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions) {}
+  constructor(@Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions) {}
 
   /**
    * Follows a turn until the returned `done` is called (once it has answered and stored what it

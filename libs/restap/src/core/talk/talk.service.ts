@@ -3,7 +3,7 @@ import { context } from '@opentelemetry/api';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { AgentErrorException, ShuttingDownException } from '../../exceptions';
 import { AgentTimeoutException } from '../../exceptions/agent-timeout.exception';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
 import type { TalkChunk, TalkContext, TalkToolStep, TalkTurn, TalkTurnStatus } from '../../interfaces/talk.interface';
 import type { NewsItem } from '../../interfaces/news.interface';
 import { RESTAP_SESSION_STORE, type NewTalkTurn, type OpenedTurn, type SessionStore, type TurnSideRow } from '../../persistence/session.store';
@@ -114,7 +114,7 @@ export class TalkService {
   private readonly logger = new Logger('Restap');
 
   constructor(
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
     private readonly registry: RestapRegistry,
     @Inject(RESTAP_SESSION_STORE) private readonly store: SessionStore,
     @Optional() @Inject(RESTAP_TALK_NEWS_SOURCE) private readonly newsSource?: TalkNewsSource,

@@ -1,9 +1,9 @@
+import type { AguiDoorOptions } from './agui.options';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { InvalidRequestException, MethodNotAllowedException, RestapException, RouteNotFoundException } from '../../exceptions';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { callerOf } from '../../core/caller';
 import { TalkService, type OpenTurn } from '../../core/talk/talk.service';
 import { isStorageError } from '../../persistence/storage-errors';
@@ -50,7 +50,7 @@ export class AguiDoor implements OnModuleInit {
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: AguiDoorOptions,
     private readonly talk: TalkService,
     kit: DoorKit,
   ) {

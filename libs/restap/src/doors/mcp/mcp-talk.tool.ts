@@ -1,6 +1,6 @@
+import type { McpDoorOptions } from './mcp.options';
 import { fromJsonSchema, type CallToolResult, type JsonSchemaType, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import { toErrorBody } from '../kit/http/restap-exception.filter';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import type { TalkChunk } from '../../interfaces/talk.interface';
 import { SESSION_ID_PATTERN } from '../../restap.constants';
 import { parseSessionId } from '../../sessions/session-id';
@@ -28,7 +28,7 @@ interface TalkToolOutput {
  * is written. The client cancelling the call (or leaving) stops the turn, stored as aborted.
  * Built once; the caller is the request's that carried the call, read when it runs.
  */
-export function talkToolRegistration(talk: TalkService, options: ResolvedRestapOptions): McpRegistration {
+export function talkToolRegistration(talk: TalkService, options: McpDoorOptions): McpRegistration {
   const { maxMessageLength, sessions } = options.talk;
   const input = {
     type: 'object',

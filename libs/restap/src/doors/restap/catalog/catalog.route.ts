@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { Server, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import { CATALOG_PATH, RESTAP_OPTIONS } from '../../../restap.constants';
-import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../../interfaces/restap-options.interface';
 import { CatalogService } from './catalog.service';
 
 /**
@@ -22,7 +22,7 @@ export class CatalogRoute implements OnApplicationBootstrap {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly catalog: CatalogService,
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
   ) {}
 
   onApplicationBootstrap(): void {
