@@ -47,9 +47,8 @@ export function errorKind(error: unknown): string {
  * opened (same connections, limits and timeouts).
  *
  * By default each goes as a named prepared statement: PostgreSQL parses and plans it once per
- * connection instead of once per request. Measured on PostgreSQL 15 (bench, 16 clients): the news
- * read of a /talk turn took 1.28 ms of server CPU unnamed (planning probes the ts index's end every
- * time) and 0.07 ms named; the turn write 0.66 ms against 0.35 ms. `storage.preparedStatements:
+ * connection instead of once per request (planning probes the ts index's end every time; the
+ * server CPU it saves: BENCHMARKS.md, "Measurements behind the code"). `storage.preparedStatements:
  * false` (for a pooler that cannot keep prepared statements, such as PgBouncer before 1.21 in
  * transaction mode) sends them unnamed.
  *

@@ -41,10 +41,9 @@ export class RestapDrain implements BeforeApplicationShutdown {
   /**
    * Follows a turn until the returned `done` is called (once it has answered and stored what it
    * could); a turn that starts after draining began is stopped at once. A callback, not a promise:
-   * every turn goes through here, and a promise chain per turn was measurable. The turns are a
-   * linked list, not a Set: a Set of ever-changing turns reallocates its table every few dozen
-   * turns, and the tables it left in V8's old generation kept the turns they held past the young
-   * generation's collections (issue 19: about 300 bytes of every turn promoted through it).
+   * every turn goes through here. The turns are a linked list, not a Set: a Set of ever-changing
+   * turns reallocates its table every few dozen turns, and the tables it leaves in V8's old
+   * generation keep the turns they held past the young generation's collections.
    */
   track(work: DrainableWork): () => void {
     const node: Tracked = { work, newer: undefined, older: this.newest };

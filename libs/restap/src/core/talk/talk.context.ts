@@ -15,7 +15,7 @@ export interface TalkContextInit {
   messageId: string;
   history: readonly TalkTurn[];
   news: readonly NewsItem[];
-  /** `ctx.signal`, read when the handler first asks for it (creating an AbortSignal is a measurable share of a turn). */
+  /** `ctx.signal`, made when the handler first asks for it (most handlers never do). */
   signal: () => AbortSignal;
   headers: IncomingHttpHeaders;
   systemPrompt?: string;
@@ -51,12 +51,10 @@ export function createTalkContext(init: TalkContextInit): TalkContext {
 }
 
 /**
- * One turn's context. `signal` and `headers` are made when the handler first reads them (an
- * AbortSignal and a copy of the headers are a measurable share of a turn), through getters of
- * this class. Not getters of an object literal: each such literal gets a hidden class of its own,
- * made in V8's old generation, whose getters hold the turn, so every turn's objects outlived the
- * young generation's collections until the next full one (issue 19: about 450 bytes of every
- * turn were promoted through it).
+ * One turn's context. `signal` and `headers` are made when the handler first reads them, through
+ * getters of this class. Not getters of an object literal: each such literal gets a hidden class of
+ * its own, made in V8's old generation, whose getters hold the turn, so every turn's objects would
+ * outlive the young generation's collections until the next full one.
  */
 class TurnContext implements TalkContext {
   readonly message: string;

@@ -13,7 +13,7 @@ import { CatalogService } from './catalog.service';
  *
  * When no `cors` option asks for per-origin headers, the catalog is answered one step earlier
  * still, on the HTTP server itself, before Express: the document is public and identical for
- * everyone, and Express's per-request setup cost several times the bytes' own write (profiled).
+ * everyone, and Express's per-request setup costs several times the bytes' own write.
  */
 @Injectable()
 export class CatalogRoute implements OnApplicationBootstrap {
