@@ -15,8 +15,36 @@ import { toErrorBody } from '../kit/http/restap-exception.filter';
 import { context } from '@opentelemetry/api';
 import { startDoorSpan } from '../../core/telemetry/restap.telemetry';
 import { ATTR } from '../../core/telemetry/telemetry.names';
-import { readAguiRun, type AguiRun } from './agui-run.input';
+import type { Interrupt, RunFinishedOutcome } from '@ag-ui/core';
+import type { TurnResult } from '../../core/talk/talk.service';
+import { APPROVAL_RESPONSE_SCHEMA, readAguiRun, type AguiRun } from './agui-run.input';
 import { AguiEventStream } from './agui-event.stream';
+
+/**
+ * How a complete run finished: waiting on a person's approvals (AG-UI's interrupt outcome, one
+ * interrupt per approval, resumed with `resume` entries), or a success naming the frontend tool
+ * calls it left for the client.
+ */
+function outcomeOf(result: TurnResult): RunFinishedOutcome {
+  if (result.approvals?.length) {
+    return {
+      type: 'interrupt',
+      interrupts: result.approvals.map((a): Interrupt => {
+        const toolCallId = result.approvalCalls?.[a.id];
+        return {
+          id: a.id,
+          reason: 'tool_approval',
+          message: a.question,
+          ...(toolCallId ? { toolCallId } : {}),
+          responseSchema: { ...APPROVAL_RESPONSE_SCHEMA },
+          expiresAt: a.expires_at,
+          metadata: { capability: a.capability, arguments: a.arguments },
+        };
+      }),
+    };
+  }
+  return result.handedOver?.length ? { type: 'success', pendingToolCallIds: result.handedOver.map((c) => c.id) } : { type: 'success' };
+}
 
 /** The handler the host's guards see on the AG-UI endpoint (`context.getClass()`). */
 class AguiEndpoint {
@@ -117,7 +145,17 @@ export class AguiDoor implements OnModuleInit {
       turn?.stop('disconnect');
     });
     try {
-      turn = await this.talk.open({ message: run.message, sessionId: run.sessionId, sessionMinted: run.sessionMinted, caller: callerOf(req) });
+      turn = await this.talk.open({
+        message: run.message,
+        sessionId: run.sessionId,
+        sessionMinted: run.sessionMinted,
+        caller: callerOf(req),
+        clientTools: run.tools,
+        clientResults: run.toolResults,
+        ...(run.approvals.length ? { approval: run.approvals } : {}),
+        // Asked as AG-UI interrupts, not in the reply's text.
+        approvalsInReply: false,
+      });
     } catch (error) {
       return this.refuse(res, error, run);
     }
@@ -127,7 +165,7 @@ export class AguiDoor implements OnModuleInit {
     const result = await turn.run((chunk) => stream.chunk(chunk));
     if (result.status === 'aborted') return stream.end();
     if (result.failure !== undefined) return stream.fail(toErrorBody(result.failure).body);
-    stream.finish();
+    stream.finish(outcomeOf(result));
   }
 
   /** A turn the core would not open (no handler, storage down, a message it cannot store): JSON, as on /talk. */
