@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { buildResumeArray, HttpAgent } from '@ag-ui/client';
 import { EventType, type BaseEvent, type Interrupt, type Tool } from '@ag-ui/core';
+import { AGUI_MEDIA_TYPE, decode } from '@ag-ui/proto';
 import { useTestDatabase } from '../support/test-database';
 import { startSample, type RunningApp } from '../support/sample-app';
 import { messagesOf, startFakeLlm, type ChatMessage, type ChatRequestBody, type FakeLlm, type FakeLlmReply } from '../support/fake-llm';
@@ -274,6 +275,26 @@ describe('The AG-UI door: frontend tools and approvals as interrupts (issue 39, 
         expect(deltas(events)).toBe('The call did not run: Error 403 approval_denied: A person deni');
         expect(await reversals()).toBe(runs);
       }
+    });
+
+    it("the interrupt outcome travels in AG-UI's protobuf encoding too (Accept: application/vnd.ag-ui.event+proto)", async () => {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { ...AUTH, 'Content-Type': 'application/json', Accept: AGUI_MEDIA_TYPE },
+        body: JSON.stringify({ threadId: randomUUID(), runId: randomUUID(), messages: [{ id: 'u1', role: 'user', content: "reverse 'pb'" }], tools: [], context: [] }),
+      });
+      expect(res.headers.get('content-type')).toBe(AGUI_MEDIA_TYPE);
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      const events: Array<BaseEvent & Record<string, unknown>> = [];
+      for (let at = 0; at < bytes.length; ) {
+        const length = new DataView(bytes.buffer, bytes.byteOffset + at, 4).getUint32(0, false);
+        events.push(decode(bytes.subarray(at + 4, at + 4 + length)) as BaseEvent & Record<string, unknown>);
+        at += 4 + length;
+      }
+      expect(events.at(-1)).toMatchObject({
+        type: EventType.RUN_FINISHED,
+        outcome: { type: 'interrupt', interrupts: [{ id: expect.stringMatching(APR), reason: 'tool_approval', toolCallId: 'call_rev_2', metadata: { capability: 'text.reverse', arguments: { text: 'pb' } } }] },
+      });
     });
 
     it('/talk on the same session sees the interrupted call and the approved one with its result', async () => {
