@@ -59,7 +59,10 @@ const AGUI_METHODS = ['POST'];
  * The AG-UI door: `POST {agui.path}` takes an AG-UI `RunAgentInput` and runs it as a turn of the
  * `@Talk()` handler through the core's TalkService, streaming the run as AG-UI events
  * (`@ag-ui/encoder`: SSE, or protobuf when the client's `Accept` asks for it). `threadId` is the
- * RESTAP session: a second run on the same thread continues the stored conversation.
+ * RESTAP session: a second run on the same thread continues the stored conversation. The run's
+ * `tools` are offered to the model as client tools: a call of one ends the run (success, with
+ * `pendingToolCallIds`) and the next run's `tool` message carries its result. An approval the turn
+ * asks ends the run with AG-UI's interrupt outcome; the next run's `resume` entries answer it.
  *
  * As the MCP door, it sits on the host's HTTP adapter in two places: while the application is
  * created, ahead of the host's middleware, the checks before the body is read — the method (405;
