@@ -56,7 +56,7 @@ describe('Playground sign-in with OAuth 2.1 (issue 34: authorization code + PKCE
     llm = await startFakeLlm({ reply: REPLY });
     db = await createTestDatabase();
     const app = await createSampleApp(
-      { database: db.target, newsScope: 'global', oauth: { issuer: as.issuer, audience: resource, playgroundClientId: PLAYGROUND_CLIENT }, llm: { baseUrl: llm.baseUrl, model: 'fake-model' } },
+      { database: db.target, newsScope: 'global', oauth: { issuer: as.issuer, audience: resource, playgroundClientId: PLAYGROUND_CLIENT }, llm: { baseUrl: llm.baseUrl, model: 'fake-model' }, resume: true },
       { logger: false },
     );
     await app.listen(port, '127.0.0.1');
@@ -171,5 +171,31 @@ describe('Playground sign-in with OAuth 2.1 (issue 34: authorization code + PKCE
     await dialog.waitFor();
     const after = requests.filter((r) => r.url.pathname === '/news').at(-1);
     expect(after?.authorization).toBeUndefined();
+  });
+
+  it('the resume of a dropped stream (GET /talk/{message_id}, talk.resume) carries the token too', async () => {
+    const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+    llm.configure({ reply: words, chunkDelayMs: 100 });
+    const pasted = await as.token('agent-client', resource, 'text:echo');
+    const { page, context } = await chromium.newPage();
+    const requests = recordRequests(page);
+    await page.goto(`${resource}/playground`);
+    const dialog = page.getByRole('dialog', { name: 'Sign-in needed' });
+    await dialog.getByLabel('Access token').fill(pasted);
+    await dialog.getByRole('button', { name: 'Use token' }).click();
+    await page.getByRole('textbox', { name: 'Message' }).fill('talk for a while');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const reply = page.locator('.msg.agent .text').last();
+    await reply.filter({ hasText: 'word3 ' }).waitFor();
+    await context.setOffline(true);
+    await page.locator('.msg.agent .resume-note').last().filter({ hasText: 'resuming' }).waitFor();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await context.setOffline(false);
+    await page.locator('.msg.agent .text[aria-busy]').waitFor({ state: 'detached', timeout: 60_000 });
+    expect(await reply.textContent()).toBe(words);
+    const resumes = requests.filter((r) => /^\/talk\/msg_/.test(r.url.pathname));
+    expect(resumes.length).toBeGreaterThanOrEqual(1);
+    for (const r of resumes) expect(r.authorization).toBe(`Bearer ${pasted}`);
+    llm.configure({ reply: REPLY, chunkDelayMs: 0 });
   });
 });
