@@ -118,6 +118,18 @@ describe('OAuth 2.1 on every door (issue 34)', () => {
     expect(legacy.securitySchemes?.oauth2).toMatchObject({ type: 'oauth2', flows: { clientCredentials: { tokenUrl: `${as.issuer}/token` } } });
   });
 
+  it('issue 34 item 3: the RESTAP catalog names the protected resource metadata (extension io.restap/oauth), the same URL the 401s name, and its resource', async () => {
+    const res = await fetch(`${resource}/.well-known/restap.json`);
+    expect(res.status).toBe(200);
+    const catalog = (await res.json()) as { extensions?: Record<string, { resource_metadata?: string; resource?: string; bearer_methods_supported?: string[] }> };
+    const entry = catalog.extensions?.['io.restap/oauth'];
+    expect(entry).toMatchObject({ version: '1', resource_metadata: `${resource}/.well-known/oauth-protected-resource`, resource: `${resource}/`, bearer_methods_supported: ['header'] });
+    const challenge = (await send('talk')).headers.get('www-authenticate') ?? '';
+    expect(challenge).toContain(`resource_metadata="${entry!.resource_metadata}"`);
+    const metadata = (await (await fetch(entry!.resource_metadata!)).json()) as { resource: string; authorization_servers: string[] };
+    expect(metadata).toMatchObject({ resource: entry!.resource, authorization_servers: [as.issuer] });
+  });
+
   it.each(Object.keys(DOORS) as Array<keyof typeof DOORS>)('Done-when: a client-credentials JWT for the agent\'s audience is accepted on %s', async (door) => {
     const token = await as.token('agent-client', resource, 'text:reverse text:echo');
     const res = await send(door, token);

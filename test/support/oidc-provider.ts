@@ -16,9 +16,18 @@ export interface LocalAuthorizationServer {
 
 export const CLIENT_SECRETS = SECRETS;
 
-/** Starts oidc-provider in a child process (it is ESM-only) and waits for its issuer URL. */
-export async function startAuthorizationServer(): Promise<LocalAuthorizationServer> {
-  const child: ChildProcess = spawn(process.execPath, [join(__dirname, 'oidc-server.mjs')], { stdio: ['pipe', 'pipe', 'pipe'] });
+/** A client registered at the test authorization server besides its fixed ones (oidc-provider client metadata). */
+export type ExtraClient = Record<string, unknown> & { client_id: string };
+
+/**
+ * Starts oidc-provider in a child process (it is ESM-only) and waits for its issuer URL.
+ * `extraClients`: more clients, e.g. a public client whose redirect URI is the agent's playground.
+ */
+export async function startAuthorizationServer(extraClients: ExtraClient[] = []): Promise<LocalAuthorizationServer> {
+  const child: ChildProcess = spawn(process.execPath, [join(__dirname, 'oidc-server.mjs')], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, OIDC_EXTRA_CLIENTS: JSON.stringify(extraClients) },
+  });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const lines = createInterface({ input: child.stdout! });

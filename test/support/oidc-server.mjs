@@ -34,6 +34,10 @@ const configuration = (key) => ({
     { client_id: 'mcp-app', grant_types: ['authorization_code', 'refresh_token'], redirect_uris: ['http://127.0.0.1:1/callback'], response_types: ['code'], token_endpoint_auth_method: 'none', scope: [...SCOPES, 'offline_access'].join(' ') },
     // Never gets text:reverse.
     { client_id: 'echo-client', client_secret: 'echo-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: 'text:echo' },
+    // Clients a test names (OIDC_EXTRA_CLIENTS, JSON): e.g. the playground's public client, whose
+    // redirect URI is the agent's page; its origin may then call the token endpoint (oidc-provider's
+    // default clientBasedCORS for public clients).
+    ...JSON.parse(process.env.OIDC_EXTRA_CLIENTS || '[]'),
   ],
   scopes: ['openid', 'offline_access', ...SCOPES],
   ttl: { ClientCredentials: (_ctx, _token, client) => (client.clientId === 'short-client' ? 1 : 600) },

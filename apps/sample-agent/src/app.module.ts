@@ -64,9 +64,9 @@ export class AppModule {
             ...(config.apiKey ? { securitySchemes: { bearer: { type: 'http' as const, scheme: 'bearer', description: 'The API key (RESTAP_API_KEY) as a bearer token; X-API-Key works too.' } } } : {}),
           },
           playground: { enabled: config.playground !== false, path: PLAYGROUND_PATH },
-          // MCP: stateless for 2026-07-28 clients, sessions (kept in PostgreSQL) for 2025-era ones.
-          // Stateful 2025-era MCP sessions list tools once per session: with OAuth the lists must follow each token.
-          mcp: { enabled: true, sessions: config.mcpSessions !== false && !config.oauth },
+          // MCP: stateless for 2026-07-28 clients, sessions (kept in PostgreSQL) for 2025-era ones;
+          // with OAuth each session belongs to the subject whose token opened it.
+          mcp: { enabled: true, sessions: config.mcpSessions !== false },
           ...(config.requireApproval ? { approval: { require: requireApprovalOf(config.requireApproval) } } : {}),
           // Message text and tool arguments in traces only when asked (docs/observability.md).
           ...(config.captureContent ? { telemetry: { captureContent: true } } : {}),

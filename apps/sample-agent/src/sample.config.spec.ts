@@ -16,6 +16,12 @@ describe('Sample configuration from the environment (issue 6: limits, auth, shut
     expect(sampleConfigFromEnv({ ...env, RESTAP_MAX_STREAMS_PER_CLIENT: '10' }).maxStreamsPerClient).toBe(10);
   });
 
+  it('issue 34: RESTAP_OAUTH_ISSUER turns OAuth on (audience defaults to localhost:PORT); RESTAP_OAUTH_PLAYGROUND_CLIENT_ID names the playground\'s client', () => {
+    expect(sampleConfigFromEnv({}).oauth).toBeUndefined();
+    expect(sampleConfigFromEnv({ RESTAP_OAUTH_ISSUER: 'http://127.0.0.1:9000', PORT: '4000' }).oauth).toEqual({ issuer: 'http://127.0.0.1:9000', audience: 'http://localhost:4000' });
+    expect(sampleConfigFromEnv({ RESTAP_OAUTH_ISSUER: 'http://127.0.0.1:9000', RESTAP_OAUTH_PLAYGROUND_CLIENT_ID: ' playground ' }).oauth).toMatchObject({ playgroundClientId: 'playground' });
+  });
+
   it('a malformed number stops startup with the variable named', () => {
     expect(() => sampleConfigFromEnv({ RESTAP_MAX_STREAMS: 'lots' })).toThrow(/RESTAP_MAX_STREAMS must be an integer of at least 1, got 'lots'/);
     expect(() => sampleConfigFromEnv({ RESTAP_HEARTBEAT_MS: '0' })).toThrow(/RESTAP_HEARTBEAT_MS/);

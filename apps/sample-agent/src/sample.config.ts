@@ -26,8 +26,10 @@ export interface SampleConfig {
    * RESTAP_OAUTH_ISSUER (the authorization server's URL) and RESTAP_OAUTH_AUDIENCE (the agent's
    * public base URL, the tokens' `aud`; default `http://localhost:<PORT or 3000>`): OAuth 2.1 on
    * every door (auth.oauth); `text.reverse` then needs the scope `text:reverse`.
+   * RESTAP_OAUTH_PLAYGROUND_CLIENT_ID: the playground's public client (authorization code + PKCE,
+   * redirect URI `<audience>/playground`), so the page can sign a person in.
    */
-  oauth?: { issuer: string; audience: string; introspection?: { clientId: string; clientSecret: string } };
+  oauth?: { issuer: string; audience: string; introspection?: { clientId: string; clientSecret: string }; playgroundClientId?: string };
   /** RESTAP_API_KEY: when set, /talk, /news and the text capabilities need it (Bearer or X-API-Key). */
   apiKey?: string;
   /** RESTAP_SHUTDOWN_GRACE_MS: how long open /talk turns may finish on SIGTERM; unset: the module default. */
@@ -118,7 +120,13 @@ function oauthFromEnv(env: NodeJS.ProcessEnv): SampleConfig['oauth'] {
   // RESTAP_OAUTH_CLIENT_ID / RESTAP_OAUTH_CLIENT_SECRET: the agent's own credentials, to introspect opaque tokens.
   const clientId = env.RESTAP_OAUTH_CLIENT_ID?.trim();
   const clientSecret = env.RESTAP_OAUTH_CLIENT_SECRET?.trim();
-  return clientId && clientSecret ? { issuer, audience, introspection: { clientId, clientSecret } } : { issuer, audience };
+  const playgroundClientId = env.RESTAP_OAUTH_PLAYGROUND_CLIENT_ID?.trim();
+  return {
+    issuer,
+    audience,
+    ...(clientId && clientSecret ? { introspection: { clientId, clientSecret } } : {}),
+    ...(playgroundClientId ? { playgroundClientId } : {}),
+  };
 }
 
 function trustProxyFromEnv(env: NodeJS.ProcessEnv): number | string | undefined {

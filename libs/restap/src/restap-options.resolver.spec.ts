@@ -243,9 +243,17 @@ describe('resolveOptions: talk.resume (issue 37)', () => {
 describe('resolveOptions: auth.oauth (issue 34)', () => {
   const oauth = { issuer: 'https://login.example.com/realms/agents', audience: 'https://agent.example.com' };
 
-  it('refuses stateful MCP sessions beside OAuth: their tool lists could not follow each token', () => {
-    expect(failure({ agent, auth: { oauth }, mcp: { enabled: true, sessions: true } })).toMatch(/auth\.oauth and mcp\.sessions do not go together/);
-    expect(resolveOptions({ agent, auth: { oauth }, mcp: { enabled: true, sessions: false } }).auth.oauth?.issuer).toBe(oauth.issuer);
+  it('issue 34 follow-up: OAuth and stateful MCP sessions go together (each session is bound to its subject)', () => {
+    const resolved = resolveOptions({ agent, auth: { oauth }, mcp: { enabled: true, sessions: true } });
+    expect(resolved.auth.oauth?.issuer).toBe(oauth.issuer);
+    expect(resolved.mcp.sessions).toMatchObject({ ttlMs: 86_400_000 });
+  });
+
+  it('issue 34 follow-up: auth.oauth.playgroundClientId is kept as given; an empty or non-string one stops startup', () => {
+    expect(resolveOptions({ agent, auth: { oauth } }).auth.oauth?.playgroundClientId).toBeUndefined();
+    expect(resolveOptions({ agent, auth: { oauth: { ...oauth, playgroundClientId: 'restap-playground' } } }).auth.oauth?.playgroundClientId).toBe('restap-playground');
+    expect(failure({ agent, auth: { oauth: { ...oauth, playgroundClientId: '' } } })).toMatch(/auth\.oauth\.playgroundClientId must be/);
+    expect(failure({ agent, auth: { oauth: { ...oauth, playgroundClientId: 42 as unknown as string } } })).toMatch(/auth\.oauth\.playgroundClientId must be/);
   });
 
   it('is off by default; on, it fills the algorithm allow-list, the clock tolerance and the JWKS cache age', () => {

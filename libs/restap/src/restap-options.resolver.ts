@@ -92,11 +92,6 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
   };
   const protocols = Object.keys(served).length ? { ...options.protocols, ...served } : options.protocols && { ...options.protocols };
   const auth = resolveAuth(options.auth);
-  if (auth.oauth && mcp.enabled && mcp.sessions) {
-    // A 2025-era session's server is built once, at initialize, whoever calls later: its tools/list
-    // could not follow each token's scopes (calls would still be refused, lists would not).
-    throw new RestapBootstrapError('RestapModule options auth.oauth and mcp.sessions do not go together yet: a stateful MCP session lists its tools once, not per token. Set mcp.sessions: false (2025-era clients then talk statelessly, which works with OAuth).');
-  }
   return {
     agent: { ...agent },
     talk: {
@@ -207,9 +202,14 @@ function resolveAuth(value: RestapModuleOptions['auth']): ResolvedRestapCoreOpti
       throw new RestapBootstrapError(`RestapModule option auth.oauth.introspection.endpoint must be an http(s) URL, got ${JSON.stringify(introspection.endpoint)}.`);
     }
   }
+  const playgroundClientId = oauth.playgroundClientId;
+  if (playgroundClientId !== undefined && (typeof playgroundClientId !== 'string' || !CLIENT_ID.test(playgroundClientId))) {
+    throw new RestapBootstrapError(`RestapModule option auth.oauth.playgroundClientId must be the playground's client id at the authorization server (a non-empty string of visible characters), got ${JSON.stringify(playgroundClientId)}.`);
+  }
   return {
     oauth: {
       ...(introspection ? { introspection: { ...introspection } } : {}),
+      ...(playgroundClientId ? { playgroundClientId } : {}),
       issuer,
       audience,
       ...(jwksUri ? { jwksUri } : {}),
@@ -221,6 +221,9 @@ function resolveAuth(value: RestapModuleOptions['auth']): ResolvedRestapCoreOpti
     },
   };
 }
+
+/** RFC 6749's client_id: visible ASCII (VSCHAR). */
+const CLIENT_ID = /^[\u0020-\u007E]+$/;
 
 /** RFC 6749's scope-token: printable ASCII but space, `"` and `\\`. */
 const SCOPE_TOKEN = /^[\u0021\u0023-\u005B\u005D-\u007E]+$/;

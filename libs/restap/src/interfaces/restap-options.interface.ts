@@ -240,6 +240,13 @@ export interface RestapOAuthOptions {
    * asks the issuer (no cache). Unset: only JWTs are accepted.
    */
   introspection?: { clientId: string; clientSecret: string; endpoint?: string };
+  /**
+   * The playground's own client id at the authorization server: a public client (no secret) with
+   * the authorization code flow, PKCE S256, and the playground page's URL as its redirect URI
+   * (e.g. `https://agent.example.com/playground`). Set: the playground offers "Sign in" (it finds the
+   * issuer through the catalog and the protected resource metadata). Unset: it takes a pasted token only.
+   */
+  playgroundClientId?: string;
 }
 
 /** How callers prove who they are. @default {} (no OAuth: the `guards` option and the host's guards decide) */
@@ -258,6 +265,7 @@ export interface ResolvedRestapOAuthOptions {
   scopesSupported?: string[];
   jwksCacheMaxAgeMs: number;
   introspection?: { clientId: string; clientSecret: string; endpoint?: string };
+  playgroundClientId?: string;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { fromJsonSchema, requireScopes, type CallToolResult, type JsonSchemaType, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { fromJsonSchema, requireScopes, type CallToolResult, type JsonSchemaType, type McpServer, type RegisteredTool, type ServerContext } from '@modelcontextprotocol/server';
 import type { JsonSchema } from '../../interfaces/catalog.interface';
 import type { CapabilityTools, ToolDefinition } from '../../core/tools/capability-tools';
 import type { InvocationResult } from '../../core/invoker/invocation-result';
@@ -12,7 +12,8 @@ export interface McpRegistration {
   readonly tool?: string;
   /** The OAuth scopes calling it needs (`auth.oauth`): a caller without them does not see it listed. */
   readonly scopes?: readonly string[];
-  readonly register: (server: McpServer) => void;
+  /** Registers it on `server`; a tool's registration returns the SDK's handle (a session lists it per token). */
+  readonly register: (server: McpServer) => RegisteredTool | void;
 }
 
 /** `_meta` key naming the capability behind a tool (tool names cannot hold its dots everywhere). */
@@ -60,7 +61,7 @@ export function capabilityToolRegistrations(tools: CapabilityTools, approvals?: 
       await logCall(ctx, tool.capabilityId, result, performance.now() - started);
       return toToolResult(result, structured, tool.name);
     };
-    return { tool: tool.name, ...(scopes.length ? { scopes } : {}), register: (server: McpServer) => void server.registerTool(tool.name, config, handler) };
+    return { tool: tool.name, ...(scopes.length ? { scopes } : {}), register: (server: McpServer) => server.registerTool(tool.name, config, handler) };
   });
 }
 

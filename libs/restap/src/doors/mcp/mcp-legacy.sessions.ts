@@ -1,12 +1,13 @@
 import type { McpDoorOptions, RestapMcpSessionOptions } from './mcp.options';
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { isInitializeRequest, legacyStatelessFallback, WebStandardStreamableHTTPServerTransport, type LegacyHttpHandler, type McpHandlerRequestOptions, type McpServer } from '@modelcontextprotocol/server';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 
 import { logLine } from '../kit/http/log-line';
 import { McpServerFactory } from './mcp-server.factory';
-import { mcpSessionHash, McpSessionStore } from './mcp-session.store';
+import { mcpSessionHash, mcpSessionOwnerHash, McpSessionStore } from './mcp-session.store';
+import { callOfRequest } from './mcp-call.context';
 import { NEWS_URI } from './mcp-news';
 
 /** One session served by this instance: the SDK's server and stateful transport for it. */
@@ -75,8 +76,9 @@ export class McpLegacySessions implements OnApplicationShutdown {
       return this.stateless(request, options);
     }
     const level = setLevelOf(body);
-    const session = await this.find(id, level);
-    // The SDK's transport answers an unknown session itself (404, "Session not found"): one that knows another id.
+    const session = await this.find(id, this.ownerOf(request), level);
+    // The SDK's transport answers an unknown session itself (404, "Session not found"): one that
+    // knows another id. A session another OAuth subject owns gets the same answer (no hint it exists).
     if (!session) return (await (this.sentinel ??= this.rebuild(randomBytes(24).toString('base64url'), SENTINEL_INIT, false))).transport.handleRequest(request, options);
     session.lastUsed = Date.now();
     if (request.method === 'GET') this.holdStream(session, request);
@@ -113,8 +115,9 @@ export class McpLegacySessions implements OnApplicationShutdown {
     const init = (options?.parsedBody as { params?: unknown }).params;
     const id = randomBytes(24).toString('base64url');
     const hash = mcpSessionHash(id);
+    const owner = this.ownerOf(request);
     const session = this.build(id, hash, async () => {
-      await this.store.create(hash, init, this.config.ttlMs);
+      await this.store.create(hash, init, this.config.ttlMs, owner);
       this.keep(session);
     });
     await session.server.connect(session.transport);
@@ -126,10 +129,16 @@ export class McpLegacySessions implements OnApplicationShutdown {
    * never was). `setting`: the level the request sets with `logging/setLevel`, stored for every
    * replica (the SDK's own handler then applies it here); a level set elsewhere is replayed here.
    */
-  private async find(id: string, setting?: string): Promise<LocalSession | undefined> {
+  private async find(id: string, owner: Buffer | null, setting?: string): Promise<LocalSession | undefined> {
     const hash = mcpSessionHash(id);
     const key = hash.toString('hex');
-    const stored = await this.store.find(hash, this.config.ttlMs);
+    let foreign = false;
+    const stored = await this.store.find(hash, this.config.ttlMs, (stored) => {
+      foreign = !sameOwner(stored, owner);
+      return !foreign;
+    });
+    // Someone else's session: unknown to this caller, and left as it is for its owner.
+    if (foreign) return undefined;
     const held = this.local.get(key);
     if (!stored) {
       // Ended elsewhere (DELETE on another replica) or expired: let it go here too.
@@ -149,6 +158,17 @@ export class McpLegacySessions implements OnApplicationShutdown {
     if (session && setting !== undefined) session.level = setting;
     else if (session && stored.logLevel && stored.logLevel !== session.level) await this.replayLevel(session, id, stored.init, stored.logLevel);
     return session;
+  }
+
+  /**
+   * Who the request's session belongs to: with OAuth, the hash of its verified token's issuer,
+   * subject and client id (the door checked the token before this runs); without OAuth, nobody.
+   */
+  private ownerOf(request: Request): Buffer | null {
+    if (!this.options.auth.oauth) return null;
+    const auth = callOfRequest(request)?.caller.auth;
+    // Never without a caller on the door's path; a request without one matches no session.
+    return auth ? mcpSessionOwnerHash(auth) : NO_OWNER;
   }
 
   /** The session's server and transport built again, the client's handshake replayed into them. */
@@ -260,6 +280,18 @@ function setLevelOf(body: unknown): string | undefined {
   const message = body as { method?: unknown; params?: { level?: unknown } } | undefined;
   const level = message?.method === 'logging/setLevel' ? message.params?.level : undefined;
   return typeof level === 'string' && LOG_LEVELS.has(level) ? level : undefined;
+}
+
+/** The owner of a request that has no verified caller under OAuth: it owns nothing (no stored hash is empty). */
+const NO_OWNER = Buffer.alloc(0);
+
+/**
+ * A stored session's owner against the request's: equal hashes, or both none (no OAuth). A session
+ * opened without OAuth has no owner, so once OAuth is on no token reaches it.
+ */
+function sameOwner(stored: Buffer | null, owner: Buffer | null): boolean {
+  if (stored === null || owner === null) return stored === owner;
+  return stored.length > 0 && stored.length === owner.length && timingSafeEqual(stored, owner);
 }
 
 /** The handshake of the transport that answers requests for unknown sessions (it never serves one). */

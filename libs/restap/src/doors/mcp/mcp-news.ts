@@ -74,7 +74,7 @@ function newsPostRegistration(news: NewsService, options: McpDoorOptions): McpRe
       return toolError(body.message, body.error, status);
     }
   };
-  return { tool: NEWS_POST_TOOL, register: (server) => void server.registerTool(NEWS_POST_TOOL, config, handler) };
+  return { tool: NEWS_POST_TOOL, register: (server) => server.registerTool(NEWS_POST_TOOL, config, handler) };
 }
 
 /** The session a news read addresses (the request's header); session scope without one is refused like GET /news (missing_session_id). */

@@ -1,6 +1,6 @@
 import type { McpDoorOptions } from './mcp.options';
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { McpServer, ProtocolError, ProtocolErrorCode, type RegisteredTool, type Tool } from '@modelcontextprotocol/server';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { RestapRegistry } from '../../core/registry/restap.registry';
 import { CapabilityTools } from '../../core/tools/capability-tools';
@@ -16,7 +16,7 @@ export interface McpSessionHooks {
   subscribe(uri: string): Promise<void>;
   unsubscribe(uri: string): Promise<void>;
 }
-import { callOfRequest } from './mcp-call.context';
+import { callOf, callOfRequest } from './mcp-call.context';
 
 /** Version reported in serverInfo: this module's protocol surface, not the host app's. */
 const SERVER_VERSION = '0.1.0';
@@ -75,12 +75,17 @@ export class McpServerFactory {
     const one = only === undefined ? undefined : surface.tools.get(only);
     const call = surface.scoped ? callOfRequest(request) : undefined;
     const held = call?.method === 'tools/call' ? undefined : call?.caller.auth?.scopes;
+    const listed: ScopedTool[] = [];
     for (const registration of one ? [one] : surface.all) {
       // Lists show only what the caller may call; a tools/call keeps every tool, so a scope the
       // token lacks gets the SDK's 403 step-up challenge rather than "unknown tool".
       if (held && registration.scopes?.some((scope) => !held.includes(scope))) continue;
-      registration.register(server);
+      const tool = registration.register(server);
+      if (tool && registration.tool !== undefined) listed.push({ name: registration.tool, tool, scopes: registration.scopes ?? [] });
     }
+    // A session's server outlives the request that opened it and serves every later token of its
+    // subject (a step-up token has more scopes): its list is judged per request instead.
+    if (session && surface.scoped) listPerToken(server, listed);
     if (session && withNews) {
       server.server.setRequestHandler('resources/subscribe', async (req) => {
         await session.subscribe(subscribable(req.params.uri));
@@ -104,6 +109,44 @@ export class McpServerFactory {
     ];
     return { all, tools: new Map(all.flatMap((r) => (r.tool === undefined ? [] : [[r.tool, r] as const]))), scoped: all.some((r) => r.scopes?.length) };
   }
+}
+
+/** A tool registered on a session's server, with the scopes calling it needs. */
+interface ScopedTool {
+  name: string;
+  tool: RegisteredTool;
+  scopes: readonly string[];
+}
+
+/**
+ * `tools/list` of a 2025-era session's server, judged by the token of the request that asks (the
+ * caller the door bound to it): a tool whose scopes the token lacks is left out, as on a stateless
+ * request. Every tool stays registered, so a call anyway meets the SDK's 403 step-up challenge.
+ * The entries are the SDK's own registrations, listed with the fields its `tools/list` gives
+ * (the input schema through its public `toolInputSchemaJson`, the output schema through the
+ * Standard JSON Schema interface it converts with).
+ */
+function listPerToken(server: McpServer, tools: readonly ScopedTool[]): void {
+  server.server.setRequestHandler('tools/list', (_request, ctx) => {
+    const held = callOf(ctx).caller.auth?.scopes;
+    const visible = tools.filter(({ tool, scopes }) => tool.enabled && (!held || scopes.every((scope) => held.includes(scope))));
+    return { tools: visible.map(({ name, tool }) => listing(server, name, tool)) };
+  });
+}
+
+function listing(server: McpServer, name: string, tool: RegisteredTool): Tool {
+  const outputSchema = tool.outputSchema?.['~standard'].jsonSchema.output({ target: 'draft-2020-12' });
+  return {
+    name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: server.toolInputSchemaJson(name) as Tool['inputSchema'],
+    annotations: tool.annotations,
+    icons: tool.icons,
+    execution: tool.execution,
+    _meta: tool._meta,
+    ...(outputSchema ? { outputSchema: outputSchema as Tool['outputSchema'] } : {}),
+  };
 }
 
 /** The URI of a subscription: the news resource is the one that changes. */

@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { RestapSql, statement } from '../../persistence/restap-sql';
 
-const CREATE = statement(`INSERT INTO restap_mcp_sessions (id_hash, init) VALUES ($1, $2::json)`, 'mcp.session-create');
+const CREATE = statement(`INSERT INTO restap_mcp_sessions (id_hash, init, owner_hash) VALUES ($1, $2::json, $3)`, 'mcp.session-create');
 /** A live session's handshake; a session unseen for longer than the TTL is gone. */
 const FIND = statement(`
-  SELECT init, log_level, seen_at < now() - interval '60 seconds' AS stale FROM restap_mcp_sessions
+  SELECT init, log_level, owner_hash, seen_at < now() - interval '60 seconds' AS stale FROM restap_mcp_sessions
   WHERE id_hash = $1 AND seen_at > now() - $2 * interval '1 millisecond'`, 'mcp.session-find');
 const TOUCH = statement(`UPDATE restap_mcp_sessions SET seen_at = now() WHERE id_hash = $1`, 'mcp.session-touch');
 const DELETE = statement(`DELETE FROM restap_mcp_sessions WHERE id_hash = $1`, 'mcp.session-delete');
@@ -22,6 +22,14 @@ const KEEP_ALIVE = statement(`
   RETURNING id_hash`, 'mcp.session-keep-alive');
 const SUBSCRIBED = statement(`SELECT id_hash FROM restap_mcp_sessions WHERE id_hash = ANY($1::bytea[]) AND $2::text = ANY(subscriptions)`, 'mcp.session-subscribed');
 
+/**
+ * SHA-256 of who a session belongs to under OAuth: the issuer, subject and client id of the token
+ * that opened it (a renewed or step-up token of the same person through the same client is the same owner).
+ */
+export function mcpSessionOwnerHash(auth: { issuer: string; subject?: string; clientId: string }): Buffer {
+  return createHash('sha256').update(`restap-mcp:owner:${JSON.stringify([auth.issuer, auth.subject ?? null, auth.clientId])}`, 'utf8').digest();
+}
+
 /** SHA-256 of an Mcp-Session-Id: what storage keeps of it. */
 export function mcpSessionHash(sessionId: string): Buffer {
   return createHash('sha256').update(`restap-mcp:session:${sessionId}`, 'utf8').digest();
@@ -36,16 +44,20 @@ export function mcpSessionHash(sessionId: string): Buffer {
 export class McpSessionStore {
   constructor(private readonly sql: RestapSql) {}
 
-  async create(hash: Buffer, init: unknown, ttlMs: number): Promise<void> {
-    await this.sql.query(CREATE, [hash, JSON.stringify(init)]);
+  /** `owner`: the OAuth owner's hash (mcpSessionOwnerHash), null without OAuth. */
+  async create(hash: Buffer, init: unknown, ttlMs: number, owner: Buffer | null = null): Promise<void> {
+    await this.sql.query(CREATE, [hash, JSON.stringify(init), owner]);
     // Expired sessions go as new ones come: the table holds at most a TTL's worth.
     await this.sql.query(EXPIRE, [ttlMs]);
   }
 
-  /** The session's handshake, if the session lives; counts as use (seen_at, at most once a minute). */
-  async find(hash: Buffer, ttlMs: number): Promise<{ init: unknown; logLevel: string | null } | undefined> {
-    const [row] = await this.sql.query<{ init: unknown; log_level: string | null; stale: boolean }>(FIND, [hash, ttlMs]);
-    if (!row) return undefined;
+  /**
+   * The session's handshake, if the session lives and `owns` accepts its owner; counts as use
+   * (seen_at, at most once a minute). A session someone else owns is not touched.
+   */
+  async find(hash: Buffer, ttlMs: number, owns: (owner: Buffer | null) => boolean = () => true): Promise<{ init: unknown; logLevel: string | null } | undefined> {
+    const [row] = await this.sql.query<{ init: unknown; log_level: string | null; owner_hash: Buffer | null; stale: boolean }>(FIND, [hash, ttlMs]);
+    if (!row || !owns(row.owner_hash)) return undefined;
     if (row.stale) await this.sql.query(TOUCH, [hash]);
     return { init: row.init, logLevel: row.log_level };
   }

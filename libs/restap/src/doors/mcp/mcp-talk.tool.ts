@@ -59,7 +59,7 @@ export function talkToolRegistration(talk: TalkService, options: McpDoorOptions)
     annotations: { title: options.talk.title, readOnlyHint: false, openWorldHint: true },
   };
   const handler = (args: { message: string; session_id?: string }, ctx: ServerContext): Promise<CallToolResult> => runTurn(talk, maxMessageLength, args, callOf(ctx).caller, ctx);
-  return { tool: TALK_TOOL, register: (server: McpServer) => void server.registerTool(TALK_TOOL, config, handler) };
+  return { tool: TALK_TOOL, register: (server: McpServer) => server.registerTool(TALK_TOOL, config, handler) };
 }
 
 async function runTurn(talk: TalkService, maxLength: number, args: { message: string; session_id?: string }, caller: RestapCaller, ctx: ServerContext): Promise<CallToolResult> {

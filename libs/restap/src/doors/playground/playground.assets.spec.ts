@@ -65,6 +65,14 @@ describe('PlaygroundAssets: a fixed map, keyed by path below the playground', ()
     expect(page).not.toContain('{{');
   });
 
+  it('issue 34: the page names its own path (the sign-in\'s redirect URI) and the playground\'s OAuth client, escaped; none without one', () => {
+    const page = (assets.get('') as { body: Buffer }).body.toString('utf8');
+    expect(page).toContain('<meta name="restap-playground" content="/api/console">');
+    expect(page).toContain('<meta name="restap-oauth-client" content="">');
+    const withClient = (new PlaygroundAssets('/playground', '/c', 'pg"<client>').get('') as { body: Buffer }).body.toString('utf8');
+    expect(withClient).toContain('<meta name="restap-oauth-client" content="pg&quot;&lt;client&gt;">');
+  });
+
   it('every module imported by another is in the map; nothing else is', () => {
     const keys = Object.keys(PLAYGROUND_SOURCES).filter((n) => n !== 'index.html').map((n) => `assets/${assets.version}/${n}`);
     for (const key of keys) expect(assets.get(key)).toBeDefined();

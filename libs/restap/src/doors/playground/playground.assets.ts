@@ -34,7 +34,11 @@ export class PlaygroundAssets {
   readonly version: string;
   private readonly assets = new Map<string, PlaygroundAsset>();
 
-  constructor(basePath: string, catalogPath: string) {
+  /**
+   * `oauthClientId`: the playground's client at the authorization server (`auth.oauth.playgroundClientId`),
+   * named in the page so it can offer "Sign in"; the page finds the server itself through the catalog.
+   */
+  constructor(basePath: string, catalogPath: string, oauthClientId = '') {
     const hash = createHash('sha256');
     for (const [name, text] of Object.entries(PLAYGROUND_SOURCES)) hash.update(name).update('\0').update(text).update('\0');
     this.version = hash.digest('base64url').slice(0, 12);
@@ -44,7 +48,9 @@ export class PlaygroundAssets {
         // The page names its assets and the catalog by absolute path, so it works with or without a trailing slash.
         const page = text
           .replaceAll('{{assets}}', escapeAttribute(assetBase))
-          .replaceAll('{{catalog}}', escapeAttribute(catalogPath));
+          .replaceAll('{{catalog}}', escapeAttribute(catalogPath))
+          .replaceAll('{{base}}', escapeAttribute(basePath))
+          .replaceAll('{{oauthClient}}', escapeAttribute(oauthClientId));
         this.assets.set('', asset(page, 'html', PAGE_CACHE));
       } else {
         this.assets.set(`assets/${this.version}/${name}`, asset(text, extensionOf(name), ASSET_CACHE));

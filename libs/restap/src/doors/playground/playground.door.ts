@@ -11,17 +11,26 @@ import { PlaygroundAssets, type PlaygroundAsset } from './playground.assets';
 /**
  * Headers of every playground answer. The CSP allows only the page's own script and style files
  * (no inline script or style, no eval) and requests to its own origin (`connect-src 'self'`):
- * the catalog, /talk, /news and the capability routes the page calls.
+ * the catalog, /talk, /news and the capability routes the page calls. `connectOrigins` adds the
+ * origins it may also fetch: with OAuth, the authorization server's (its metadata and token
+ * endpoint, for the sign-in) and the resource's (its protected resource metadata).
  */
-export const PLAYGROUND_SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'Content-Security-Policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-  'Cross-Origin-Opener-Policy': 'same-origin',
-  'Cross-Origin-Resource-Policy': 'same-origin',
-};
+export function playgroundSecurityHeaders(connectOrigins: readonly string[] = []): Readonly<Record<string, string>> {
+  const connect = ["'self'", ...connectOrigins].join(' ');
+  return {
+    'Content-Security-Policy':
+      `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src ${connect}; ` +
+      "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    'X-Content-Type-Options': 'nosniff',
+    // The sign-in's callback URL carries the authorization code: it is never sent as a Referer.
+    'Referrer-Policy': 'no-referrer',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Cross-Origin-Resource-Policy': 'same-origin',
+  };
+}
+
+/** The headers without OAuth. */
+export const PLAYGROUND_SECURITY_HEADERS: Readonly<Record<string, string>> = playgroundSecurityHeaders();
 
 const ALLOW = ['GET', 'HEAD'] as const;
 
@@ -40,12 +49,16 @@ export class PlaygroundDoor implements OnModuleInit, OnApplicationBootstrap {
   private readonly logger = new Logger('RestapPlayground');
   private basePath?: string;
   private assets?: PlaygroundAssets;
+  private readonly headers: Readonly<Record<string, string>>;
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly appConfig: ApplicationConfig,
     @Inject(RESTAP_OPTIONS) private readonly options: PlaygroundDoorOptions,
-  ) {}
+  ) {
+    const oauth = options.auth.oauth;
+    this.headers = oauth ? playgroundSecurityHeaders([...new Set([new URL(oauth.issuer).origin, new URL(oauth.audience).origin])]) : PLAYGROUND_SECURITY_HEADERS;
+  }
 
   onModuleInit(): void {
     if (!this.options.playground.enabled) return;
@@ -62,7 +75,7 @@ export class PlaygroundDoor implements OnModuleInit, OnApplicationBootstrap {
     if (this.basePath === undefined) {
       const prefix = this.appConfig.getGlobalPrefix().replace(/^\/+|\/+$/g, '');
       this.basePath = `${prefix ? `/${prefix}` : ''}${this.options.playground.path}`;
-      this.assets = new PlaygroundAssets(this.basePath, CATALOG_PATH);
+      this.assets = new PlaygroundAssets(this.basePath, CATALOG_PATH, this.options.auth.oauth?.playgroundClientId);
       this.logger.log(`Playground at ${this.basePath} (${Math.round(this.assets.totalBytes() / 1024)} KB)`);
     }
     return this.basePath;
@@ -73,7 +86,7 @@ export class PlaygroundDoor implements OnModuleInit, OnApplicationBootstrap {
     const path = req.path;
     if (path !== base && !path.startsWith(`${base}/`)) return next();
     res.removeHeader('X-Powered-By'); // like the module's other answers: nothing about the stack
-    for (const [name, value] of Object.entries(PLAYGROUND_SECURITY_HEADERS)) res.setHeader(name, value);
+    for (const [name, value] of Object.entries(this.headers)) res.setHeader(name, value);
     // The map key is compared, never used to build a file path.
     const key = path === base || path === `${base}/` ? '' : path.slice(base.length + 1);
     const asset = (this.assets as PlaygroundAssets).get(key);

@@ -19,6 +19,10 @@ export class RestapMcpSessionEntity {
   @Column({ type: 'text', array: true, default: () => "'{}'" })
   subscriptions: string[];
 
+  /** SHA-256 of the OAuth issuer, subject and client id of the token that opened it; null without OAuth. */
+  @Column({ name: 'owner_hash', type: 'bytea', nullable: true })
+  ownerHash: Buffer | null;
+
   /** The level the client set with `logging/setLevel` (log notifications below it are not sent). */
   @Column({ name: 'log_level', type: 'text', nullable: true })
   logLevel: string | null;

@@ -1,7 +1,8 @@
 // The playground's entry module: reads the catalog, then builds the header, the chat, the
 // capability cards, the news feed and the catalog check from it.
 import { $, h } from './dom.js';
-import { readJson, request, setApiKey, setKeyPrompt } from './http.js';
+import { clearCredential, readJson, request, setCredential, setKeyPrompt } from './http.js';
+import { completeSignIn, discover, oauthEntryOf, signIn } from './oauth.js';
 import { setupChat } from './chat.js';
 import { setupCapabilities } from './capabilities.js';
 import { setupNews } from './news.js';
@@ -9,11 +10,27 @@ import { setupFrames } from './frames.js';
 import { checkCatalog } from './catalog-check.js';
 import { NEWS_CAPABILITY_ID, NEWS_RECEIVE_CAPABILITY_ID, TALK_CAPABILITY_ID } from './wire.generated.js';
 
-const catalogPath = document.querySelector('meta[name="restap-catalog"]').content;
+const meta = (name) => document.querySelector(`meta[name="${name}"]`)?.content ?? '';
+const catalogPath = meta('restap-catalog');
+const basePath = meta('restap-playground');
+/** The playground's client at the authorization server (auth.oauth.playgroundClientId); empty: paste a token. */
+const oauthClientId = meta('restap-oauth-client');
 
 async function main() {
   setupFrames();
-  setKeyPrompt(keyPrompt());
+  /** OAuth as the catalog declares it: its entry, then what discovery found. */
+  const auth = { entry: undefined, config: undefined };
+  setKeyPrompt(keyPrompt(auth));
+  // Back from the authorization server: the code is exchanged before the page sends any request.
+  try {
+    const signedIn = await completeSignIn();
+    if (signedIn) {
+      setCredential(signedIn.token, 'token');
+      showSignedIn(`Signed in with ${new URL(signedIn.issuer).host}${signedIn.expiresAt ? ` until ${new Date(signedIn.expiresAt).toLocaleTimeString()}` : ''}`);
+    }
+  } catch (error) {
+    showBanner(`Sign-in failed: ${error.message ?? error}`);
+  }
   let catalog;
   let clockOffset = 0;
   try {
@@ -24,11 +41,15 @@ async function main() {
     catalog = await readJson(response);
     if (!catalog || typeof catalog !== 'object') throw new Error('the catalog is not JSON');
   } catch (error) {
-    const banner = $('load-error');
-    banner.hidden = false;
-    banner.textContent = `Could not read the catalog at ${catalogPath}: ${error.message ?? error}`;
+    showBanner(`Could not read the catalog at ${catalogPath}: ${error.message ?? error}`);
     $('agent-description').textContent = '';
     return;
+  }
+  auth.entry = oauthEntryOf(catalog);
+  if (auth.entry) {
+    const button = $('key-button');
+    button.textContent = 'Sign in…';
+    button.hidden = false;
   }
   const capabilities = Array.isArray(catalog.capabilities) ? catalog.capabilities : [];
   const byId = (id) => capabilities.find((c) => c && c.id === id);
@@ -82,14 +103,65 @@ function header(catalog, doors) {
   }));
 }
 
-/** On 401: one dialog at a time asks for the key; it stays in this tab's memory only. */
-function keyPrompt() {
+function showBanner(text) {
+  const banner = $('load-error');
+  banner.hidden = false;
+  banner.textContent = text;
+}
+
+function showSignedIn(text) {
+  $('auth-status').textContent = text;
+  $('auth-status').hidden = false;
+  $('sign-out').hidden = false;
+}
+
+$('sign-out').addEventListener('click', () => {
+  clearCredential();
+  $('auth-status').hidden = true;
+  $('sign-out').hidden = true;
+});
+
+/**
+ * The dialog says what the agent takes: an API key, or (the catalog's io.restap/oauth) an OAuth
+ * access token, got by signing in when the playground has a client id, or pasted.
+ */
+function dressDialog(auth) {
+  const oauth = auth.entry !== undefined;
+  $('key-title').textContent = oauth ? 'Sign-in needed' : 'API key needed';
+  $('key-label').textContent = oauth ? 'Access token' : 'API key';
+  $('key-submit').textContent = oauth ? 'Use token' : 'Use key';
+  const text = $('key-text');
+  if (oauth) {
+    text.replaceChildren(`This agent takes OAuth access tokens for ${auth.entry.resource}. Sign in, or paste a token: it stays in this tab's memory only and is sent as `, h('code', {}, 'Authorization: Bearer'), ' to this agent only.');
+  }
+  $('sign-in-block').hidden = !oauth;
+  $('sign-in').hidden = !oauthClientId;
+  $('sign-in-note').textContent = oauth && !oauthClientId ? 'No playground client is configured (auth.oauth.playgroundClientId): paste a token.' : '';
+}
+
+/** Sign in: discovery (catalog → protected resource metadata → authorization server), then the redirect. */
+async function startSignIn(auth) {
+  const note = $('sign-in-note');
+  note.textContent = 'Finding the authorization server…';
+  try {
+    auth.config ??= await discover(auth.entry);
+    note.textContent = `Signing in with ${new URL(auth.config.issuer).host}…`;
+    await signIn(auth.config, oauthClientId, basePath);
+  } catch (error) {
+    note.textContent = `Cannot sign in: ${error.message ?? error}`;
+  }
+}
+
+/** On 401: one dialog at a time asks for the key or token; it stays in this tab's memory only. */
+function keyPrompt(auth) {
   const dialog = $('key-dialog');
   const form = $('key-form');
   const input = $('api-key');
   const button = $('key-button');
+  $('sign-in').addEventListener('click', () => void startSignIn(auth));
   let pending;
   const ask = () => {
+    dressDialog(auth);
     pending ??= new Promise((resolve) => {
       const done = (given) => {
         form.removeEventListener('submit', onSubmit);
@@ -103,9 +175,10 @@ function keyPrompt() {
         event.preventDefault();
         const key = input.value.trim();
         if (!key) return;
-        setApiKey(key);
+        setCredential(key, auth.entry ? 'token' : 'key');
         input.value = '';
         button.hidden = false;
+        if (auth.entry) showSignedIn('Using a pasted token');
         done(true);
       };
       const onCancel = (event) => {

@@ -2,7 +2,7 @@
 // sent to its endpoint; the result as JSON, the server's errors by field, and copy-ready snippets
 // for each door the agent opens (RESTAP endpoint, MCP tool, A2A skill).
 import { $, copyButton, h, pretty, shellQuote } from './dom.js';
-import { hasApiKey, readJson, request, logError } from './http.js';
+import { hasApiKey, hasToken, readJson, request, logError } from './http.js';
 import { editor, validate } from './schema-form.js';
 import { NEWS_CAPABILITY_ID, NEWS_RECEIVE_CAPABILITY_ID, TALK_CAPABILITY_ID } from './wire.generated.js';
 
@@ -119,7 +119,9 @@ function urlOf(capability, params) {
 
 function curl(capability, { params, body }) {
   const lines = [`curl -X ${capability.method} ${shellQuote(location.origin + urlOf(capability, params))}`];
+  // A placeholder, never the credential itself: snippets get copied and pasted.
   if (hasApiKey()) lines.push(`  -H "Authorization: Bearer $RESTAP_API_KEY"`);
+  if (hasToken()) lines.push(`  -H "Authorization: Bearer $ACCESS_TOKEN"`);
   if (body !== undefined && capability.method !== 'GET') {
     lines.push(`  -H 'content-type: application/json'`, `  -d ${shellQuote(JSON.stringify(body))}`);
   }
@@ -138,7 +140,7 @@ function snippets(capability, doors, read) {
     ['curl', () => curl(capability, read())],
     ['fetch', () => {
       const { params, body } = read();
-      return `const res = await fetch(${JSON.stringify(location.origin + urlOf(capability, params))}, {\n  method: '${capability.method}',\n  headers: { 'content-type': 'application/json'${hasApiKey() ? ", authorization: `Bearer ${process.env.RESTAP_API_KEY}`" : ''} },\n${body !== undefined ? `  body: JSON.stringify(${JSON.stringify(body)}),\n` : ''}});\nconsole.log(await res.json());`;
+      return `const res = await fetch(${JSON.stringify(location.origin + urlOf(capability, params))}, {\n  method: '${capability.method}',\n  headers: { 'content-type': 'application/json'${hasApiKey() ? ", authorization: `Bearer ${process.env.RESTAP_API_KEY}`" : hasToken() ? ", authorization: `Bearer ${process.env.ACCESS_TOKEN}`" : ''} },\n${body !== undefined ? `  body: JSON.stringify(${JSON.stringify(body)}),\n` : ''}});\nconsole.log(await res.json());`;
     }],
   ];
   if (doors.mcp) {

@@ -1,21 +1,36 @@
-// Every request the page makes goes through here: the API key (memory of this tab only), the
-// 401 prompt, and the raw-frames log.
+// Every request the page makes goes through here: the credential (an API key or an OAuth access
+// token, in this tab's memory only, sent to the page's own origin only), the 401 prompt, and the
+// raw-frames log (which never shows a header, so never the credential).
 
-let apiKey = '';
+let credential = '';
+/** 'key' (an API key) or 'token' (an OAuth access token). */
+let kind = 'key';
 let askKey = async () => false;
 const listeners = new Set();
 
-/** Who asks the user for a key when a request meets 401: resolves true once a key was given. */
+/** Who asks the user for a credential when a request meets 401: resolves true once one was given. */
 export function setKeyPrompt(prompt) {
   askKey = prompt;
 }
 
-export function setApiKey(key) {
-  apiKey = key;
+/** Keeps `value` in memory as the credential sent with every request to this origin. */
+export function setCredential(value, credentialKind) {
+  credential = value;
+  kind = credentialKind;
+}
+
+/** Forgets the credential (sign out). */
+export function clearCredential() {
+  credential = '';
 }
 
 export function hasApiKey() {
-  return apiKey !== '';
+  return credential !== '' && kind === 'key';
+}
+
+/** True when an OAuth access token is held. */
+export function hasToken() {
+  return credential !== '' && kind === 'token';
 }
 
 /** Subscribes to raw frames: { at, kind: 'request'|'response'|'sse'|'body'|'error', text }. */
@@ -24,19 +39,25 @@ export function onFrame(listener) {
   return () => listeners.delete(listener);
 }
 
+/** Logs a line in the raw frames (the sign-in's requests, whose bodies it must not show). */
+export function note(kind, text) {
+  frame(kind, text);
+}
+
 function frame(kind, text) {
   const entry = { at: performance.now(), kind, text };
   for (const listener of listeners) listener(entry);
 }
 
 /**
- * fetch() with the key as `Authorization: Bearer`; on 401 asks for a key and retries once.
- * `init.json` is sent as a JSON body.
+ * fetch() with the credential as `Authorization: Bearer` (to the page's own origin only: the
+ * agent's routes); on 401 asks for one and retries once. `init.json` is sent as a JSON body.
  */
 export async function request(url, init = {}) {
+  const sameOrigin = new URL(url, location.href).origin === location.origin;
   for (let attempt = 0; ; attempt++) {
     const headers = new Headers(init.headers);
-    if (apiKey) headers.set('Authorization', `Bearer ${apiKey}`);
+    if (credential && sameOrigin) headers.set('Authorization', `Bearer ${credential}`);
     let body = init.body;
     if (init.json !== undefined) {
       headers.set('Content-Type', 'application/json');

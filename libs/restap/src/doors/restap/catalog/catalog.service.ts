@@ -8,6 +8,8 @@ import { MAX_NEWS_WAIT_SECONDS } from '../../../core/news/news-request.parser';
 import { CapabilityTools } from '../../../core/tools/capability-tools';
 import { ApprovalService } from '../../../core/approvals/approval.service';
 import { APPROVAL_EXTENSION, APPROVAL_EXTENSION_ENTRY, APPROVAL_REQUIRED_EVENT } from '../../../core/approvals/approval.extension';
+import { OAUTH_RESOURCE, type OAuthGate } from '../../kit/auth/oauth-gate';
+import { OAUTH_EXTENSION, oauthExtensionEntry } from '../../kit/auth/oauth.extension';
 
 /**
  * The discovery document, built once at bootstrap. `bytes` and `etag` are what
@@ -25,6 +27,7 @@ export class CatalogService implements OnApplicationBootstrap {
     private readonly registry: RestapRegistry,
     @Optional() private readonly tools?: CapabilityTools,
     @Optional() private readonly approvals?: ApprovalService,
+    @Optional() @Inject(OAUTH_RESOURCE) private readonly oauth: OAuthGate | null = null,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -49,14 +52,29 @@ export class CatalogService implements OnApplicationBootstrap {
   private build(): RestapCatalog {
     // `protocols`: the option, with the doors served here merged in by the resolver.
     const { agent, packages, protocols } = this.options;
+    const extensions = this.extensions();
     return {
       restap_version: RESTAP_VERSION,
       agent,
       capabilities: [...this.protocolCapabilities(), ...this.registry.getCapabilities().map((c) => this.describe(c))],
       ...(packages ? { packages } : {}),
       ...(protocols ? { protocols } : {}),
-      ...(this.approvalsOnTalk() ? { extensions: { [APPROVAL_EXTENSION]: APPROVAL_EXTENSION_ENTRY } } : {}),
+      ...(extensions ? { extensions } : {}),
     };
+  }
+
+  /**
+   * The catalog's `extensions`: approvals on /talk, and OAuth (`auth.oauth`: where the protected
+   * resource metadata is, so a client finds the sign-in before its first 401).
+   */
+  private extensions(): Record<string, unknown> | undefined {
+    const extensions: Record<string, unknown> = {};
+    if (this.approvalsOnTalk()) extensions[APPROVAL_EXTENSION] = APPROVAL_EXTENSION_ENTRY;
+    if (this.oauth) {
+      const { resource } = JSON.parse(this.oauth.document().body) as { resource: string };
+      extensions[OAUTH_EXTENSION] = oauthExtensionEntry(this.oauth.metadataUrl, resource);
+    }
+    return Object.keys(extensions).length ? extensions : undefined;
   }
 
   /** True when /talk can ask for approvals: some capability may need one and the model has tools. */
