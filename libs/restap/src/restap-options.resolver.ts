@@ -219,7 +219,7 @@ const SCOPE_TOKEN = /^[\u0021\u0023-\u005B\u005D-\u007E]+$/;
 
 function resolveApproval(value: RestapModuleOptions['approval']): ResolvedRestapApprovalOptions {
   if (value !== undefined && (!value || typeof value !== 'object')) {
-    throw new RestapBootstrapError('RestapModule option approval must be { require?, ttlMs?, identify? }.');
+    throw new RestapBootstrapError('RestapModule option approval must be { require?, ttlMs?, identify?, requestStateSecret? }.');
   }
   for (const field of ['require', 'identify'] as const) {
     if (value?.[field] !== undefined && typeof value[field] !== 'function') {
@@ -228,11 +228,25 @@ function resolveApproval(value: RestapModuleOptions['approval']): ResolvedRestap
   }
   positiveInt(value?.ttlMs, 'approval.ttlMs');
   const identify = value?.identify;
+  const secret = requestStateSecretOf(value?.requestStateSecret);
   return {
     ...(value?.require ? { require: value.require } : {}),
     ttlMs: value?.ttlMs ?? 15 * 60_000,
     identify: identify ? (caller) => identify(caller) || fingerprintOf(caller) : fingerprintOf,
+    ...(secret ? { requestStateSecret: secret } : {}),
   };
+}
+
+/** The sealing secret's bytes: a string (UTF-8) or bytes, at least 32 of them; unset or empty: none. */
+function requestStateSecretOf(value: unknown): Buffer | undefined {
+  if (value === undefined || value === '') return undefined;
+  const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value instanceof Uint8Array ? Buffer.from(value) : undefined;
+  if (!bytes || bytes.length < 32) {
+    throw new RestapBootstrapError(
+      'RestapModule option approval.requestStateSecret must be a string or bytes of at least 32 bytes, the same on every replica (e.g. `openssl rand -base64 32`).',
+    );
+  }
+  return bytes;
 }
 
 /** A caller's credentials as a fingerprint fit for an audit row: the credential itself never is. */
