@@ -37,7 +37,8 @@ describe('issue 35, item 6: the playground asks a person with an approval card (
   beforeAll(async () => {
     llm = await startFakeLlm({ respond: reversingModel });
     db = await createTestDatabase();
-    agent = await startSample(db.target, { llm: { baseUrl: llm.baseUrl, model: 'fake-model' }, requireApproval: ['text.reverse'] });
+    // Resumable streams on, as the sample has them: a reload during a turn resumes it.
+    agent = await startSample(db.target, { llm: { baseUrl: llm.baseUrl, model: 'fake-model' }, requireApproval: ['text.reverse'], resume: true });
   });
   afterAll(async () => {
     await agent?.close();
@@ -147,6 +148,35 @@ describe('issue 35, item 6: the playground asks a person with an approval card (
     await page.waitForSelector('body[data-ready="true"]');
     expect(await page.getByRole('region', { name: 'Approval needed' }).count()).toBe(0);
     expect(errors).toEqual([]);
+  });
+
+  it('a reload while the turn still runs resumes its stream, and the approval.required it then sends shows the card; Approve runs the call once', async () => {
+    const { page, errors, talks } = await open();
+    const before = await runs();
+    const resumes: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'GET' && /\/talk\/msg_/.test(request.url())) resumes.push(request.url());
+    });
+    // The model takes its time to ask for the call: the reload lands before approval.required.
+    llm.configure({ firstChunkDelayMs: 2500 });
+    try {
+      await say(page, "reverse 'mid turn'");
+      await page.waitForFunction(() => sessionStorage.getItem('restap-playground-turn') !== null);
+      await page.reload();
+      await page.waitForSelector('body[data-ready="true"]');
+      const card = page.getByRole('region', { name: 'Approval needed' });
+      await card.waitFor();
+      expect(resumes).toHaveLength(1);
+      await expectCard(card, 'text.reverse', { text: 'mid turn' });
+      llm.configure({ firstChunkDelayMs: 0 });
+      await card.getByRole('button', { name: 'Approve' }).click();
+      await page.locator('.msg.agent .text').last().filter({ hasText: 'Reversed: nrut dim' }).waitFor();
+      expect(talks.at(-1)?.body.approval).toEqual({ id: await card.getAttribute('data-approval-id'), decision: 'approve' });
+      expect(await runs()).toBe(before + 1);
+      expect(errors).toEqual([]);
+    } finally {
+      llm.configure({ firstChunkDelayMs: 0 });
+    }
   });
 
   it('an answer the agent refuses (already decided, by a typed "approve") says why on the card and runs nothing more', async () => {
