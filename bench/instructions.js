@@ -25,7 +25,8 @@
  * @ag-ui/encoder alone, bench/lib/agui-floor.js), talk-sse and talk-resume (a /talk SSE turn with
  * RESTAP_TALK_RESUME=0 and =1), talk-traced (the talk turn with a tracer provider that records the
  * module's spans and drops them, bench/lib/tracing-preload.js) and talk-otel (the sample's own
- * OpenTelemetry SDK exporting OTLP to a sink in the bench process) (issue 41).
+ * OpenTelemetry SDK exporting OTLP to a sink in the bench process), talk-key and talk-oauth (the talk turn behind
+ * the sample's API key, and behind OAuth with a JWT from bench/lib/oauth-issuer.js) (issue 41).
  * Beside the instructions, the writing transactions per request (transaction ids the server handed out).
  * Each thread is counted apart and the main thread's share printed too: V8's helper threads (GC,
  * compilers) run more instructions the longer a request takes in wall time, so on a loaded host
@@ -54,6 +55,7 @@ const { startA2aFloor } = require('./lib/a2a-floor');
 const { startExpressFloor } = require('./lib/express-floor');
 const { startTalkFloor } = require('./lib/talk-floor');
 const { startAguiFloor } = require('./lib/agui-floor');
+const { startOAuthIssuer } = require('./lib/oauth-issuer');
 
 const N = Number(process.env.N) || 1000;
 const C = Number(process.env.C) || 4;
@@ -122,7 +124,19 @@ const SCENARIOS = {
   // (http, express and pg instrumentations, OTLP/protobuf to a sink in this process, metrics and logs off).
   'talk-traced': { ...REQUESTS.talk, nodeArgs: ['-r', path.join(__dirname, 'lib', 'tracing-preload.js')] },
   'talk-otel': { ...REQUESTS.talk, otlpSink: true, env: { OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none' } },
+  // The talk turn behind the sample's API key (RESTAP_API_KEY, a bearer key the host's guard compares), and behind OAuth
+  // (RESTAP_OAUTH_ISSUER: a JWT verified by the module against a JWKS served in this process): the OAuth row's pair.
+  'talk-key': { ...REQUESTS.talk, headers: { ...REQUESTS.talk.headers, authorization: 'Bearer bench-key' }, env: { RESTAP_API_KEY: 'bench-key' } },
+  'talk-oauth': { ...REQUESTS.talk, issuer: true, env: { RESTAP_OAUTH_AUDIENCE: 'http://bench.agent' } },
 };
+
+/** With `issuer`, the scenario behind a loopback authorization server, carrying a token it signed for the agent. */
+async function withIssuer(scenario) {
+  if (!scenario.issuer) return scenario;
+  const issuer = await startOAuthIssuer();
+  const token = await issuer.token(scenario.env.RESTAP_OAUTH_AUDIENCE);
+  return { ...scenario, headers: { ...scenario.headers, authorization: `Bearer ${token}` }, env: { ...scenario.env, RESTAP_OAUTH_ISSUER: issuer.url } };
+}
 
 /** The server a scenario is counted in: the agent, or a door's floor (the MCP one with the agent's text_echo schemas). */
 async function startServer(scenario, databaseUrl, { wrapper, env }) {
@@ -170,8 +184,8 @@ async function drive(url, scenario, count) {
 }
 
 async function measure(name, databaseUrl) {
-  const scenario = SCENARIOS[name];
-  if (!scenario) throw new Error(`unknown scenario ${name}: one of ${Object.keys(SCENARIOS).join(', ')}`);
+  if (!SCENARIOS[name]) throw new Error(`unknown scenario ${name}: one of ${Object.keys(SCENARIOS).join(', ')}`);
+  const scenario = await withIssuer(SCENARIOS[name]);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'restap-callgrind-'));
   // vgdb (behind callgrind_control) names its pipes after USER and HOST: both sides must agree.
   const names = { USER: process.env.USER || 'bench', LOGNAME: process.env.LOGNAME || 'bench', HOST: '127.0.0.1' };

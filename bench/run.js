@@ -10,7 +10,8 @@
  * BENCH_SKIP_BUILD=1, BENCH_NEWS_ROWS (default 1000000), BENCH_IDLE_STREAMS (5000), BENCH_IDLE_POLLS (5000),
  * BENCH_IDLE_WINDOW_MS (6000) for the idle step, BENCH_HELD_POLLS (1000), BENCH_POST_RATE (200/s),
  * BENCH_DATABASE_NAME (default restap_bench), BENCH_POST_SECONDS (10) for the long-poll scenario (alone: `node bench/long-poll.js`). The doors' rows
- * (MCP, A2A, talk with a tool call) run alone as `node bench/doors.js`.
+ * (MCP, A2A, talk with a tool call) run alone as `node bench/doors.js`. The last step counts instructions per request
+ * of each path beside its floor (bench/lib/floor-table.js; BENCH_INSTRUCTIONS=0 skips it).
  */
 const { execSync } = require('node:child_process');
 const http = require('node:http');
@@ -26,13 +27,17 @@ const { startTalkFloor } = require('./lib/talk-floor');
 const { longPollScenario } = require('./lib/long-poll');
 const longPoll = require('./long-poll');
 const { doorScenarios } = require('./lib/doors');
+const { floorTable } = require('./lib/floor-table');
+const { coldStart } = require('./cold-start');
 
 const SECONDS = Number(process.env.BENCH_SECONDS) || 5;
 const ROUNDS = Number(process.env.BENCH_ROUNDS) || 3;
 const CONNECTIONS = 16;
 const NEWS_ROWS = Number(process.env.BENCH_NEWS_ROWS) || 1_000_000;
-const IDLE_STREAMS = Number(process.env.BENCH_IDLE_STREAMS ?? 5000);
-const IDLE_POLLS = Number(process.env.BENCH_IDLE_POLLS ?? 5000);
+// 9,900 + 9,900: the issue asks for 10,000 + 10,000, but a process here may hold 20,000 descriptors at most (ulimit -Hn,
+// not raisable in this sandbox) and both the agent and this bench hold one per connection plus their own.
+const IDLE_STREAMS = Number(process.env.BENCH_IDLE_STREAMS ?? 9900);
+const IDLE_POLLS = Number(process.env.BENCH_IDLE_POLLS ?? 9900);
 const IDLE_WINDOW_MS = Number(process.env.BENCH_IDLE_WINDOW_MS) || 6000;
 const HEARTBEAT_MS = 1000;
 const SERVER = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -40,7 +45,7 @@ const SERVER = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:
 const DATABASE_NAME = process.env.BENCH_DATABASE_NAME || 'restap_bench';
 if (!/^[a-z_][a-z0-9_]{0,62}$/.test(DATABASE_NAME)) throw new Error(`BENCH_DATABASE_NAME must be a lower-case identifier, got ${JSON.stringify(DATABASE_NAME)}`);
 /** BENCH_ONLY=talk,news-get runs only those steps (and writes no BENCHMARKS.md): one of STEPS. */
-const STEPS = ['discovery', 'talk', 'sse', 'news-post', 'floors', 'news-get', 'idle', 'long-poll', 'doors'];
+const STEPS = ['discovery', 'talk', 'sse', 'news-post', 'floors', 'news-get', 'idle', 'long-poll', 'doors', 'cold-start', 'instructions'];
 const ONLY = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((x) => x.trim()) : null;
 for (const step of ONLY ?? []) if (!STEPS.includes(step)) throw new Error(`BENCH_ONLY: unknown step ${step}; steps: ${STEPS.join(', ')}`);
 const runs = (step) => !ONLY || ONLY.includes(step);
@@ -115,7 +120,7 @@ async function main() {
         () => agentLoad(agent, { url: `${agent.url}/talk`, method: 'POST', headers: json, body: JSON.stringify({ message: 'hi' }), connections: CONNECTIONS, seconds: SECONDS }),
       );
       const { run: talk, base: rawTurn } = turns;
-      record('talk JSON POST', `${fmt(talk.rps)} req/s`, `raw BEGIN/INSERT/COMMIT ${fmt(rawTurn.rps)} tx/s`, `${fmt(turns.ratio, 2)}x`, '>= 1.0x', turns.ratio >= 1.0, `p50 ${talk.p50} ms, p99 ${talk.p99} ms, agent CPU ${fmt(talk.cpuPerReq, 3)} ms/req, raw client CPU ${fmt(rawTurn.cpuPerOp, 3)} ms/tx, errors ${talk.errors + talk.non2xx}; ratio per round ${turns.ratios}`);
+      record('talk JSON POST', `${fmt(talk.rps)} req/s`, `raw BEGIN/INSERT/COMMIT ${fmt(rawTurn.rps)} tx/s`, `${fmt(turns.ratio, 2)}x`, 'reported', talk.errors + talk.non2xx === 0, `p50 ${talk.p50} ms, p99 ${talk.p99} ms, agent CPU ${fmt(talk.cpuPerReq, 3)} ms/req, raw client CPU ${fmt(rawTurn.cpuPerOp, 3)} ms/tx, errors ${talk.errors + talk.non2xx}; ratio per round ${turns.ratios}`);
 
     }
 
@@ -145,7 +150,7 @@ async function main() {
         () => agentLoad(agent, { url: `${agent.url}/news`, method: 'POST', headers: json, body: JSON.stringify({ type: 'note', message: 'hello' }), connections: CONNECTIONS, seconds: SECONDS }),
       );
       const { run: news, base: rawNews } = posts;
-      record('news POST', `${fmt(news.rps)} req/s`, `raw INSERT ${fmt(rawNews.rps)} rows/s`, `${fmt(posts.ratio, 2)}x`, '>= 1.2x', posts.ratio >= 1.2, `p50 ${news.p50} ms, p99 ${news.p99} ms, agent CPU ${fmt(news.cpuPerReq, 3)} ms/req, raw client CPU ${fmt(rawNews.cpuPerOp, 3)} ms/row, errors ${news.errors + news.non2xx}; ratio per round ${posts.ratios}`);
+      record('news POST', `${fmt(news.rps)} req/s`, `raw INSERT ${fmt(rawNews.rps)} rows/s`, `${fmt(posts.ratio, 2)}x`, 'reported', news.errors + news.non2xx === 0, `p50 ${news.p50} ms, p99 ${news.p99} ms, agent CPU ${fmt(news.cpuPerReq, 3)} ms/req, raw client CPU ${fmt(rawNews.cpuPerOp, 3)} ms/row, errors ${news.errors + news.non2xx}; ratio per round ${posts.ratios}`);
 
       // The talk row's turn again, now that the feed holds the posts above: every new session's turn
       // carries the newest news.contextLimit (20) items, as on any agent whose feed is in use.
@@ -182,6 +187,15 @@ async function main() {
         () => agentLoad(floor, { url: `${floor.url}/talk`, method: 'POST', headers: json, body: JSON.stringify({ message: 'hi' }), connections: CONNECTIONS, seconds: SECONDS }),
       );
       const { run: floorTalk, base: rawTurn2 } = floorTurns;
+      // Issue 41: the turn's CPU beside its floor's, in alternating pairs on the same body.
+      const talkBody = { url: '/talk', method: 'POST', headers: json, body: JSON.stringify({ message: 'hi' }), connections: CONNECTIONS, seconds: SECONDS };
+      const talkCpu = await load.paired(
+        ROUNDS,
+        () => agentLoad(floor, { ...talkBody, url: `${floor.url}/talk` }),
+        () => agentLoad(agent, { ...talkBody, url: `${agent.url}/talk` }),
+        (run, base) => run.cpuPerReq / base.cpuPerReq,
+      );
+      record('/talk JSON turn: CPU vs its floor', `agent CPU ${fmt(talkCpu.run.cpuPerReq, 3)} ms/req`, `talk floor ${fmt(talkCpu.base.cpuPerReq, 3)} ms/req`, `${fmt(talkCpu.ratio, 2)}x`, '<= 1.25x', talkCpu.ratio <= 1.25, `${fmt(talkCpu.run.rps)} vs ${fmt(talkCpu.base.rps)} req/s; CPU ratio per round ${talkCpu.ratios}`);
       record('Talk floor: bare Nest route, the module\'s turn statements and batching (no RestapModule)', `${fmt(floorTalk.rps)} req/s`, `raw BEGIN/INSERT/COMMIT ${fmt(rawTurn2.rps)} tx/s`, `${fmt(floorTurns.ratio, 2)}x`, 'reported', true, `CPU ${fmt(floorTalk.cpuPerReq, 3)} ms/req, errors ${floorTalk.errors + floorTalk.non2xx}; news read + turn write as a new-session turn; ratio per round ${floorTurns.ratios}`);
 
       // The floor under news POST: the same bare app appending with the module's statement and batching.
@@ -288,9 +302,25 @@ async function main() {
         record('doors: MCP, A2A, talk with a tool call', 'did not run', '', '', 'runs', false, String(error?.message ?? error).replace(/[|\n]/g, ' ').slice(0, 300)));
     }
 
+    if (runs('cold-start')) {
+      // 9. Cold start of the sample to its first answer with a PostgreSQL server (its database already
+      // migrated by the agent above): the median of 3 starts, wall clock and the CPU it took.
+      const starts = [];
+      for (let i = 0; i < 3; i++) starts.push(await coldStart({ DATABASE_URL: database.url, RESTAP_BENCH: '1' }));
+      const mid = (xs) => [...xs].sort((a, b) => a - b)[1];
+      const wall = mid(starts.map((r) => r.ms));
+      record('cold start of the sample to its first answer (PostgreSQL server)', `${fmt(wall)} ms`, '', '', '<= 3000 ms', wall <= 3000, `CPU ${fmt(mid(starts.map((r) => r.cpuMs)))} ms; starts ${starts.map((r) => fmt(r.ms)).join(', ')} ms; disabled doors' modules and SDKs are not loaded`);
+    }
+
   } finally {
     await agent.stop();
     await pool.end();
+  }
+  if (runs('instructions') && process.env.BENCH_INSTRUCTIONS !== '0') {
+    // 10. Issue 41's table: each path beside its floor in instructions per request (callgrind), after the
+    // wall-clock rows, with the agent above stopped.
+    await floorTable({ record, databaseName: `${DATABASE_NAME}_instr` }).catch((error) =>
+      record('instructions vs floors', 'did not run', '', '', 'runs', false, String(error?.message ?? error).replace(/[|\n]/g, ' ').slice(0, 300)));
   }
   if (ONLY) console.log('BENCH_ONLY set: BENCHMARKS.md not written.');
   else writeReport(database.version);

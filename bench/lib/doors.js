@@ -117,8 +117,8 @@ async function doorScenarios({ agent, databaseUrl, seconds, rounds, connections,
       `agent CPU ${fmt(mcp.run.cpuPerReq, 3)} ms/req`,
       `POST /text/echo over HTTP ${fmt(mcp.base.cpuPerReq, 3)} ms/req`,
       `${fmt(mcp.ratio, 2)}x`,
-      '<= 1.3x CPU',
-      mcp.ratio <= 1.3 && !failures(mcp.run) && !failures(mcp.base),
+      'reported (issue 41 judges the door against its floor: the instructions rows)',
+      !failures(mcp.run) && !failures(mcp.base),
       `${fmt(mcp.run.rps)} vs ${fmt(mcp.base.rps)} req/s; errors ${failures(mcp.run)} vs ${failures(mcp.base)} (non-2xx or wrong answer included); CPU ratio per round ${mcp.ratios}`,
     );
     const echo = (await (await fetch(`${agent.url}/.well-known/restap.json`)).json()).capabilities.find((c) => c.id === 'text.echo');
@@ -138,8 +138,8 @@ async function doorScenarios({ agent, databaseUrl, seconds, rounds, connections,
       `agent CPU ${fmt(a2a.run.cpuPerReq, 3)} ms/req`,
       `/talk JSON turn ${fmt(a2a.base.cpuPerReq, 3)} ms/req`,
       `${fmt(a2a.ratio, 2)}x`,
-      '<= 1.3x CPU',
-      a2a.ratio <= 1.3 && !failures(a2a.run) && !failures(a2a.base),
+      'reported (issue 41 judges the door against its floor: the instructions rows)',
+      !failures(a2a.run) && !failures(a2a.base),
       `${fmt(a2a.run.rps)} vs ${fmt(a2a.base.rps)} req/s; errors ${failures(a2a.run)} vs ${failures(a2a.base)}; each send a new task (stored) answered by the bench responder; CPU ratio per round ${a2a.ratios}`,
     );
     await floorRow({

@@ -18,6 +18,15 @@ class HostBrain {
   @Talk()
   async *answer(ctx: TalkContext): AsyncGenerator<string | TalkChunk> {
     if (ctx.message.startsWith('fail ')) throw new Error(`secret detail ${ctx.sessionId ?? ''}`);
+    if (ctx.message === 'use the page') {
+      // A hand-written handler that calls a frontend tool and would go on: the core ends the turn.
+      yield { event: 'tool.start', id: 'call_page', name: 'highlight', arguments: { id: 'x' } };
+      const result = await ctx.tools.call('highlight', { id: 'x' }, { id: 'call_page' });
+      yield `Handed over: ${result.ok ? 'no' : result.error}.`;
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      yield ' Never sent.';
+      return;
+    }
     yield { event: 'status', message: 'Thinking' };
     yield `Seen ${ctx.history.length} earlier messages.`;
     yield { event: 'artifact', name: 'note', text: 'n' };
@@ -64,6 +73,20 @@ describe('The AG-UI door in a host app (issue 39: forRootAsync, own path, custom
     expect(first.filter((e) => e.type === EventType.TEXT_MESSAGE_CONTENT).map((e) => e.delta).join('')).toBe('Seen 0 earlier messages.');
     const second = await run(agent, 'Again');
     expect(second.filter((e) => e.type === EventType.TEXT_MESSAGE_CONTENT).map((e) => e.delta).join('')).toBe('Seen 2 earlier messages.');
+  });
+
+  it('item 4: a hand-written handler that calls a frontend tool is ended by the core once the call is handed over: RUN_FINISHED names it pending', async () => {
+    const agent = new HttpAgent({ url: `${host.url}/agent/ag-ui` });
+    agent.addMessage({ id: randomUUID(), role: 'user', content: 'use the page' });
+    const events: Array<BaseEvent & Record<string, unknown>> = [];
+    const started = Date.now();
+    await agent.runAgent(
+      { tools: [{ name: 'highlight', description: 'Highlights an element of the page', parameters: { type: 'object', properties: { id: { type: 'string' } } } }] },
+      { onEvent: ({ event }) => void events.push(event as BaseEvent & Record<string, unknown>) },
+    );
+    expect(Date.now() - started).toBeLessThan(4_000);
+    expect(events.filter((e) => e.type === EventType.TEXT_MESSAGE_CONTENT).map((e) => e.delta).join('')).toBe('Handed over: client_tool_pending.');
+    expect(events.at(-1)).toMatchObject({ type: EventType.RUN_FINISHED, outcome: { type: 'success', pendingToolCallIds: ['call_page'] } });
   });
 
   it('status and artifact chunks arrive as CUSTOM events restap.status / restap.artifact', async () => {

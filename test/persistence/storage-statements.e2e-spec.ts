@@ -7,7 +7,7 @@ import type { NewTalkTurn, TurnSideTable } from '../../libs/restap/src/persisten
 import type { NewsAppend, NewsAppendResult, NewsPageQuery, NewsPageText } from '../../libs/restap/src/persistence/news.store';
 import { itemJson } from '../../libs/restap/src/core/news/news-page.writer';
 import { RESTAP_OPTIONS } from '../../libs/restap/src/restap.constants';
-import type { ResolvedRestapOptions } from '../../libs/restap/src/interfaces/restap-options.interface';
+import type { ResolvedRestapOptions } from '../../libs/restap/src/restap-options';
 import { isStorageError } from '../../libs/restap/src/persistence/storage-errors';
 import { useSampleAgent } from '../support/sample-app';
 import { Role, TaskState, type Task } from '@a2a-js/sdk';

@@ -34,6 +34,11 @@ export { CATALOG_PATH, SESSION_ID_HEADER, SESSION_ID_PATTERN, NEWS_GUARD, RESTAP
 export type { RestapErrorCode, RestapErrorBody } from './wire/constants';
 export type { TalkRequest, TalkResponse, MessageStartEvent, MessageDeltaEvent, MessageEndEvent, StreamErrorEvent, DoneEvent, StatusEvent, ToolEvent, ArtifactEvent } from './wire/talk';
 export type * from './interfaces/restap-options.interface';
+export type { RestapModuleOptions, ResolvedRestapOptions } from './restap-options';
+export type { RestapMcpOptions, RestapMcpSessionOptions, ResolvedRestapMcpOptions } from './doors/mcp/mcp.options';
+export type { RestapA2aOptions, RestapA2aPushOptions, RestapA2aSecurityScheme, ResolvedRestapA2aOptions } from './doors/a2a/a2a.options';
+export type { RestapPlaygroundOptions } from './doors/playground/playground.options';
+export type { RestapAguiOptions } from './doors/agui/agui.options';
 export type * from './interfaces/catalog.interface';
 export type * from './interfaces/capability-options.interface';
 export type * from './interfaces/talk.interface';

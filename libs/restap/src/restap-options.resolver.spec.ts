@@ -1,6 +1,6 @@
 import { RestapBootstrapError } from './exceptions/restap-bootstrap.error';
 import { resolveOptions } from './restap-options.resolver';
-import type { RestapModuleOptions } from './interfaces/restap-options.interface';
+import type { RestapModuleOptions } from './restap-options';
 
 const agent = { name: 'Agent' };
 const failure = (options: unknown): string => {
@@ -136,6 +136,17 @@ describe('resolveOptions: sessions for 2025-era MCP clients, the HTTP+JSON bindi
     expect(resolveOptions({ agent, a2a: { pushNotifications: false } }).a2a.pushNotifications).toBe(false);
     expect(failure({ agent, a2a: { pushNotifications: { allowHosts: [''] } } })).toMatch(/allowHosts/);
     expect(failure({ agent, a2a: { pushNotifications: { retries: -1 } } })).toMatch(/retries/);
+  });
+});
+
+describe('resolveOptions: the doors\' slices (issue 33, item 1)', () => {
+  it('doorPaths names the enabled optional doors only, at their paths', () => {
+    expect(resolveOptions({ agent }).doorPaths).toEqual({});
+    expect(resolveOptions({ agent, mcp: { enabled: true, path: '/x/mcp' }, a2a: { enabled: true }, playground: { enabled: false } }).doorPaths).toEqual({ mcp: '/x/mcp', a2a: '/a2a' });
+  });
+
+  it('an enabled A2A door is advertised in protocols from its own option, like MCP and AG-UI', () => {
+    expect(resolveOptions({ agent, protocols: { a2a: { available: false } }, a2a: { enabled: true, path: '/agent/a2a' } }).protocols).toEqual({ a2a: { available: true, endpoint: '/agent/a2a' } });
   });
 });
 

@@ -1,15 +1,18 @@
 import { CAPABILITY_ID_PATTERN } from './restap.constants';
 import { RestapBootstrapError } from './exceptions/restap-bootstrap.error';
-import { createHash } from 'node:crypto';
-import type { ResolvedRestapA2aOptions, ResolvedRestapApprovalOptions, RestapA2aOptions, ResolvedRestapOptions, RestapCorsOptions, RestapMcpOptions, RestapModuleOptions, RestapPlaygroundOptions, RestapAguiOptions, RestapRateLimitOptions, RestapTelemetryOptions, RestapTalkOptions, RestapTalkResumeOptions } from './interfaces/restap-options.interface';
+import type { OptionalDoor, ResolvedRestapApprovalOptions, ResolvedRestapCoreOptions, RestapCorsOptions, RestapRateLimitOptions, RestapTelemetryOptions, RestapTalkOptions, RestapTalkResumeOptions } from './interfaces/restap-options.interface';
+import type { ResolvedRestapOptions, RestapModuleOptions } from './restap-options';
+import { positiveInt } from './core/options/option-checks';
+import { fingerprintOf } from './core/auth/caller-credentials';
+import { resolveA2aOptions } from './doors/a2a/a2a.options';
+import { resolveAguiOptions } from './doors/agui/agui.options';
+import { resolveMcpOptions } from './doors/mcp/mcp.options';
+import { resolvePlaygroundOptions } from './doors/playground/playground.options';
 
-const positiveInt = (value: unknown, field: string, required = false): void => {
-  if ((required || value !== undefined) && (!Number.isInteger(value) || (value as number) <= 0)) {
-    throw new RestapBootstrapError(`RestapModule option ${field} must be a positive integer, got ${JSON.stringify(value)}.`);
-  }
-};
-
-/** Validates the user's options and fills in every default. The one place defaults live. */
+/**
+ * Validates the user's options and fills in every default: the core's here, each optional door's
+ * from its own slice (`doors/<door>/<door>.options.ts`). Defaults live only in these files.
+ */
 export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOptions {
   if (!options || typeof options !== 'object') {
     throw new RestapBootstrapError('RestapModule needs options: RestapModule.forRoot({ agent: { name: "My Agent" } }).');
@@ -76,14 +79,17 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
   const rateLimit = resolveRateLimit(options.rateLimit);
   const cors = resolveCors(options.cors, news?.scope ?? 'global');
   const maxLimit = news?.maxLimit ?? 1000;
-  const mcp = resolveMcp(options.mcp);
-  const agui = resolveAgui(options.agui);
+  const mcp = resolveMcpOptions(options.mcp);
+  const agui = resolveAguiOptions(options.agui);
+  const a2a = resolveA2aOptions(options.a2a);
+  const playground = resolvePlaygroundOptions(options.playground);
   // An enabled door is advertised from its own option, whatever `protocols` said about it.
   const served = {
     ...(mcp.enabled ? { mcp: { available: true, endpoint: mcp.path } } : {}),
     ...(agui.enabled ? { agui: { available: true, endpoint: agui.path } } : {}),
+    ...(a2a.enabled ? { a2a: { available: true, endpoint: a2a.path } } : {}),
   };
-  const protocols = mcp.enabled || agui.enabled ? { ...options.protocols, ...served } : options.protocols && { ...options.protocols };
+  const protocols = Object.keys(served).length ? { ...options.protocols, ...served } : options.protocols && { ...options.protocols };
   const auth = resolveAuth(options.auth);
   if (auth.oauth && mcp.enabled && mcp.sessions) {
     // A 2025-era session's server is built once, at initialize, whoever calls later: its tools/list
@@ -140,20 +146,21 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
       preparedStatements: options.storage?.preparedStatements ?? true,
     },
     replicas,
-    a2a: resolveA2a(options.a2a),
+    a2a,
     catalogCacheControl: options.catalogCacheControl ?? 'public, max-age=60',
-    playground: resolvePlayground(options.playground),
+    playground,
     mcp,
     approval: resolveApproval(options.approval),
     telemetry: resolveTelemetry(options.telemetry),
     agui,
     auth,
+    doorPaths: doorPathsOf({ mcp, a2a, playground, agui }),
   };
 }
 
 const OAUTH_ALGORITHMS = ['RS256', 'PS256', 'ES256', 'EdDSA'];
 
-function resolveAuth(value: RestapModuleOptions['auth']): ResolvedRestapOptions['auth'] {
+function resolveAuth(value: RestapModuleOptions['auth']): ResolvedRestapCoreOptions['auth'] {
   if (value === undefined) return {};
   if (!value || typeof value !== 'object') throw new RestapBootstrapError('RestapModule option auth must be an object: { oauth?: { issuer, audience } }.');
   const oauth = value.oauth;
@@ -249,132 +256,6 @@ function requestStateSecretOf(value: unknown): Buffer | undefined {
   return bytes;
 }
 
-/** A caller's credentials as a fingerprint fit for an audit row: the credential itself never is. */
-function fingerprintOf(caller: { headers: Record<string, string | string[] | undefined> }): string {
-  const credentials = credentialsOf(caller);
-  return credentials ? `cred:${createHash('sha256').update(credentials).digest('hex').slice(0, 16)}` : 'anonymous';
-}
-
-/** Path segments of URL-safe characters; no `.` or `..` segment, no trailing slash (the doors' paths). */
-const DOOR_PATH = /^(\/(?!\.{1,2}(?:\/|$))[A-Za-z0-9._~-]+)+$/;
-
-/** A door switched by `{ enabled?, path? }` (the playground, AG-UI): off unless enabled, at `defaultPath`. */
-function resolveDoorSwitch(name: string, value: { enabled?: unknown; path?: unknown } | undefined, defaultPath: string): { enabled: boolean; path: string } {
-  if (value !== undefined && (!value || typeof value !== 'object')) {
-    throw new RestapBootstrapError(`RestapModule option ${name} must be { enabled?: boolean, path?: string }.`);
-  }
-  const enabled = value?.enabled ?? false;
-  const path = value?.path ?? defaultPath;
-  if (typeof enabled !== 'boolean') throw new RestapBootstrapError(`RestapModule option ${name}.enabled must be a boolean.`);
-  if (typeof path !== 'string' || !DOOR_PATH.test(path)) {
-    throw new RestapBootstrapError(`RestapModule option ${name}.path must be a path such as '${defaultPath}' (segments of letters, digits, '-', '_', '.', '~'), got ${JSON.stringify(path)}.`);
-  }
-  return { enabled, path };
-}
-
-function resolvePlayground(value: RestapModuleOptions['playground']): Required<RestapPlaygroundOptions> {
-  return resolveDoorSwitch('playground', value, '/playground');
-}
-
-/**
- * The default A2A identity: the credential the caller sent — a bearer token or an `X-API-Key`
- * (the same key either way), else the whole `Authorization` value. Hashed before storage.
- */
-function credentialsOf(caller: { headers: Record<string, string | string[] | undefined>; auth?: { issuer: string; subject?: string; clientId: string } }): string | undefined {
-  // An OAuth caller is who its tokens name, not one token: tasks stay theirs when the token is renewed.
-  if (caller.auth) return `oauth:${caller.auth.issuer} ${caller.auth.subject ?? `client:${caller.auth.clientId}`}`;
-  const { authorization, 'x-api-key': apiKey } = caller.headers;
-  const bearer = typeof authorization === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
-  if (bearer) return `key:${bearer}`;
-  if (typeof apiKey === 'string' && apiKey.trim()) return `key:${apiKey.trim()}`;
-  if (typeof authorization === 'string' && authorization.trim()) return `authorization:${authorization.trim()}`;
-  return undefined;
-}
-
-function resolveA2a(value: RestapModuleOptions['a2a']): ResolvedRestapA2aOptions {
-  const a2a = value ?? {};
-  if (typeof a2a !== 'object') throw new RestapBootstrapError('RestapModule option a2a must be an object: { enabled, path }.');
-  const path = a2a.path ?? '/a2a';
-  if (typeof path !== 'string' || !/^\/[A-Za-z0-9._~\/-]*[A-Za-z0-9._~-]$/.test(path) || path.startsWith('/.well-known')) {
-    throw new RestapBootstrapError(`RestapModule option a2a.path must be an absolute path such as '/a2a', got ${JSON.stringify(path)}.`);
-  }
-  if (a2a.baseUrl !== undefined && !/^https?:\/\/[^/]+$/.test(a2a.baseUrl.replace(/\/+$/, ''))) {
-    throw new RestapBootstrapError(`RestapModule option a2a.baseUrl must be a scheme and host such as 'https://agent.example.com', got ${JSON.stringify(a2a.baseUrl)}.`);
-  }
-  if (a2a.identify !== undefined && typeof a2a.identify !== 'function') {
-    throw new RestapBootstrapError('RestapModule option a2a.identify must be a function (caller) => string | undefined.');
-  }
-  positiveInt(a2a.maxParts, 'a2a.maxParts');
-  positiveInt(a2a.maxMessageChars, 'a2a.maxMessageChars');
-  const restPath = a2a.restPath === undefined ? `${path}/rest` : a2a.restPath;
-  if (restPath !== false && (typeof restPath !== 'string' || !/^\/[A-Za-z0-9._~\/-]*[A-Za-z0-9._~-]$/.test(restPath) || restPath === path || restPath.startsWith('/.well-known'))) {
-    throw new RestapBootstrapError(`RestapModule option a2a.restPath must be an absolute path other than a2a.path, such as '/a2a/rest', or false; got ${JSON.stringify(restPath)}.`);
-  }
-  return {
-    enabled: a2a.enabled === true,
-    path,
-    restPath,
-    pushNotifications: resolveA2aPush(a2a.pushNotifications),
-    ...(a2a.baseUrl ? { baseUrl: a2a.baseUrl.replace(/\/+$/, '') } : {}),
-    version: a2a.version ?? '1.0.0',
-    securitySchemes: { ...(a2a.securitySchemes ?? {}) },
-    identify: a2a.identify ?? credentialsOf,
-    maxParts: a2a.maxParts ?? 64,
-    maxMessageChars: a2a.maxMessageChars ?? 100_000,
-  };
-}
-
-function resolveA2aPush(value: RestapA2aOptions['pushNotifications']): ResolvedRestapA2aOptions['pushNotifications'] {
-  if (value === false) return false;
-  const push = value ?? {};
-  if (typeof push !== 'object') throw new RestapBootstrapError('RestapModule option a2a.pushNotifications must be an object or false.');
-  const allowHosts = push.allowHosts ?? [];
-  if (allowHosts !== '*' && (!Array.isArray(allowHosts) || allowHosts.some((h) => typeof h !== 'string' || !h.trim()))) {
-    throw new RestapBootstrapError("RestapModule option a2a.pushNotifications.allowHosts must be a list of hostnames, e.g. ['127.0.0.1'], or '*'.");
-  }
-  positiveInt(push.timeoutMs, 'a2a.pushNotifications.timeoutMs');
-  positiveInt(push.retryBackoffMs, 'a2a.pushNotifications.retryBackoffMs');
-  positiveInt(push.maxConfigsPerTask, 'a2a.pushNotifications.maxConfigsPerTask');
-  if (push.retries !== undefined && (!Number.isInteger(push.retries) || push.retries < 0)) {
-    throw new RestapBootstrapError('RestapModule option a2a.pushNotifications.retries must be a whole number ≥ 0.');
-  }
-  return {
-    allowHosts: allowHosts === '*' ? '*' : allowHosts.map((h) => h.trim().toLowerCase().replace(/^\[|\]$/g, '')),
-    allowHttp: push.allowHttp ?? true,
-    timeoutMs: push.timeoutMs ?? 5_000,
-    retries: push.retries ?? 3,
-    retryBackoffMs: push.retryBackoffMs ?? 500,
-    maxConfigsPerTask: push.maxConfigsPerTask ?? 10,
-  };
-}
-
-function resolveMcp(value: RestapModuleOptions['mcp']): ResolvedRestapOptions['mcp'] {
-  if (value !== undefined && (!value || typeof value !== 'object')) {
-    throw new RestapBootstrapError('RestapModule option mcp must be { enabled?: boolean, path?: string, allowedOrigins?: string[] }.');
-  }
-  const enabled = value?.enabled ?? false;
-  const path = value?.path ?? '/mcp';
-  const allowedOrigins = value?.allowedOrigins ?? [];
-  if (typeof enabled !== 'boolean') throw new RestapBootstrapError('RestapModule option mcp.enabled must be a boolean.');
-  if (typeof path !== 'string' || !DOOR_PATH.test(path)) {
-    throw new RestapBootstrapError(`RestapModule option mcp.path must be a path such as '/mcp' (segments of letters, digits, '-', '_', '.', '~'), got ${JSON.stringify(path)}.`);
-  }
-  if (!Array.isArray(allowedOrigins) || !allowedOrigins.every((o) => typeof o === 'string' && o.trim() !== '')) {
-    throw new RestapBootstrapError("RestapModule option mcp.allowedOrigins must be a list of hostnames, e.g. ['app.example.com'].");
-  }
-  return { enabled, path, allowedOrigins: [...allowedOrigins], sessions: resolveMcpSessions(value?.sessions) };
-}
-
-function resolveMcpSessions(value: RestapMcpOptions['sessions']): ResolvedRestapOptions['mcp']['sessions'] {
-  if (value === undefined || value === false) return false;
-  const sessions = value === true ? {} : value;
-  if (!sessions || typeof sessions !== 'object') throw new RestapBootstrapError('RestapModule option mcp.sessions must be true, false or { ttlMs?, idleMs?, maxPerInstance? }.');
-  positiveInt(sessions.ttlMs, 'mcp.sessions.ttlMs');
-  positiveInt(sessions.idleMs, 'mcp.sessions.idleMs');
-  positiveInt(sessions.maxPerInstance, 'mcp.sessions.maxPerInstance');
-  return { ttlMs: sessions.ttlMs ?? 86_400_000, idleMs: sessions.idleMs ?? 600_000, maxPerInstance: sessions.maxPerInstance ?? 1000 };
-}
-
 function resolveRateLimit(value: RestapModuleOptions['rateLimit']): RestapRateLimitOptions | false {
   if (value === undefined || value === false) return false;
   if (!value || typeof value !== 'object') {
@@ -421,10 +302,6 @@ function resolveTelemetry(value: RestapModuleOptions['telemetry']): Required<Res
   return { captureContent };
 }
 
-function resolveAgui(value: RestapModuleOptions['agui']): Required<RestapAguiOptions> {
-  return resolveDoorSwitch('agui', value, '/ag-ui');
-}
-
 /** `talk.resume` with its defaults; a resume that cannot work (no sessions, no streaming) fails startup. */
 function resolveResume(talk: RestapTalkOptions | undefined): Required<RestapTalkResumeOptions> | false {
   const resume = talk?.resume;
@@ -453,4 +330,9 @@ function resolveResume(talk: RestapTalkOptions | undefined): Required<RestapTalk
     }
   }
   return resolved;
+}
+
+/** The paths of the enabled optional doors. */
+function doorPathsOf(doors: Record<OptionalDoor, { enabled: boolean; path: string }>): ResolvedRestapCoreOptions['doorPaths'] {
+  return Object.fromEntries(Object.entries(doors).filter(([, door]) => door.enabled).map(([name, door]) => [name, door.path]));
 }

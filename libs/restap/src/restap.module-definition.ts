@@ -4,7 +4,8 @@ import { RESTAP_ENTITIES } from './persistence';
 import { RESTAP_DATA_SOURCE, restapDataSourceProvider } from './persistence/restap-data-source';
 import { RESTAP_ROUTE_DECORATORS } from './restap.constants';
 import { createRestapControllers } from './doors/restap/restap.controllers';
-import type { RestapModuleExtras, RestapModuleOptions } from './interfaces/restap-options.interface';
+import type { RestapModuleExtras } from './interfaces/restap-options.interface';
+import type { RestapModuleOptions } from './restap-options';
 
 /** forRoot / forRootAsync, typed options and the options token, from Nest's own builder. */
 export const {

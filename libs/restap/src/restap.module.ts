@@ -27,7 +27,8 @@ import { RestapRouteMatcher } from './doors/restap/http/restap-route.matcher';
 import { ThrottlerStorageService, type ThrottlerStorage } from '@nestjs/throttler';
 import type { DataSource } from 'typeorm';
 import { SharedThrottlerStorage } from './doors/kit/rate-limit/restap-rate-limit.storage';
-import type { OptionalDoor, RestapModuleOptions, ResolvedRestapOptions } from './interfaces/restap-options.interface';
+import type { OptionalDoor, ResolvedRestapCoreOptions } from './interfaces/restap-options.interface';
+import type { RestapModuleOptions, ResolvedRestapOptions } from './restap-options';
 import { StorageCheck } from './persistence/storage.check';
 import { RESTAP_SESSION_STORE } from './persistence/session.store';
 import { TypeOrmSessionStore } from './persistence/typeorm-session.store';
@@ -71,14 +72,14 @@ const DOOR_MODULES: Readonly<Record<OptionalDoor, () => Type<unknown>>> = {
 
 /** Where the rate limit counts: Redis or PostgreSQL shared by the replicas, the host's own store, or memory. */
 /** The OAuth resource with auth.oauth, else null; its module (jose, the MCP SDK's auth helpers) is loaded only then. */
-function oauthResourceOf(options: ResolvedRestapOptions, registry: RestapRegistry): OAuthGate | null {
+function oauthResourceOf(options: ResolvedRestapCoreOptions, registry: RestapRegistry): OAuthGate | null {
   if (!options.auth.oauth) return null;
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on demand, on purpose
   const { OAuthResource } = require('./doors/kit/auth/oauth-resource') as typeof OAuthResourceModule;
   return new OAuthResource(options, registry);
 }
 
-function throttlerStorageOf(options: ResolvedRestapOptions, dataSource?: DataSource): ThrottlerStorage {
+function throttlerStorageOf(options: ResolvedRestapCoreOptions, dataSource?: DataSource): ThrottlerStorage {
   const { rateLimit, agent } = options;
   if (rateLimit && rateLimit.redis) return new SharedThrottlerStorage({ redis: rateLimit.redis }, agent.name);
   if (rateLimit && rateLimit.postgres) {

@@ -201,99 +201,6 @@ export interface RestapCorsOptions {
 }
 
 /**
- * The A2A door (Agent2Agent protocol 1.0, with 0.3 clients through the SDK's compatibility layer):
- * an agent card at `/.well-known/agent-card.json` and a JSON-RPC endpoint over the `@Talk()`
- * handler and the capabilities. Off unless enabled.
- */
-export interface RestapA2aOptions {
-  /** Serve the agent card and the A2A endpoint. @default false */
-  enabled?: boolean;
-  /** Path of the JSON-RPC endpoint, absolute (no global prefix). @default '/a2a' */
-  path?: string;
-  /**
-   * Base path of the HTTP+JSON (REST) binding, absolute: `POST <restPath>/message:send`,
-   * `GET <restPath>/tasks/{id}`, … (the SDK's `restHandler`). Both bindings are listed in the
-   * card's `supportedInterfaces` and answer the same. `false` serves JSON-RPC only.
-   * @default `${path}/rest` ('/a2a/rest')
-   */
-  restPath?: string | false;
-  /**
-   * Push notifications (`capabilities.pushNotifications`): a client registers a webhook for a task
-   * (`CreateTaskPushNotificationConfig`, or `configuration.taskPushNotificationConfig` on
-   * SendMessage) and each of the task's updates, its final state included, is POSTed to it by the
-   * SDK's sender from the instance running the task. Configs are kept in PostgreSQL
-   * (restap_a2a_push_configs) per task and owner. `false` turns the feature off (the card says so).
-   * @default {}
-   */
-  pushNotifications?: RestapA2aPushOptions | false;
-  /**
-   * Public base URL written into the card's interface URLs (`https://agent.example.com`), as clients
-   * reach the agent behind a proxy. @default the scheme and Host of each card request
-   */
-  baseUrl?: string;
-  /** The card's `version`. @default '1.0.0' */
-  version?: string;
-  /**
-   * How the host's auth appears on the card (`securitySchemes`, A2A/OpenAPI style). The guards
-   * themselves are the `guards` option's; this only tells clients what to send.
-   * @example { bearer: { type: 'http', scheme: 'bearer' } }
-   */
-  securitySchemes?: Record<string, RestapA2aSecurityScheme>;
-  /**
-   * The caller's identity, from its request: tasks are visible only to the identity that created
-   * them. Only a SHA-256 of it is stored. @default the `Authorization` header, else `X-API-Key`
-   * (no credentials: no identity — such a caller reaches a task by its id, which only its sender
-   * learns, or by naming its context; it lists only the tasks of a context it names)
-   */
-  identify?: (caller: { headers: Record<string, string | string[] | undefined> }) => string | undefined;
-  /** Most parts one message may carry (more: JSON-RPC error -32602). @default 64 */
-  maxParts?: number;
-  /**
-   * Largest message, in characters: the strings (and keys) of its parts' text, data and files, of
-   * its metadata and ids, one per number (more: JSON-RPC error -32602). @default 100000, as talk.maxMessageLength
-   */
-  maxMessageChars?: number;
-}
-
-/** Push-notification webhooks of the A2A door (`a2a.pushNotifications`). */
-export interface RestapA2aPushOptions {
-  /**
-   * Webhook hosts allowed although they are (or resolve to) loopback, private, link-local or
-   * other non-public addresses, which are refused by default (SSRF: a client could otherwise make
-   * the agent POST into its own network). Hostnames or IP literals, exact match, e.g.
-   * `['hooks.internal', '127.0.0.1']`; `'*'` allows every host. The sample reads
-   * `RESTAP_A2A_PUSH_ALLOW_HOSTS` (comma-separated). @default []
-   */
-  allowHosts?: string[] | '*';
-  /** Allow `http:` webhooks (not only `https:`). @default true */
-  allowHttp?: boolean;
-  /** How long one delivery may take before it is aborted, ms. @default 5000 */
-  timeoutMs?: number;
-  /** Deliveries of one update retried after a failure (network error or non-2xx), with doubling backoff. @default 3 */
-  retries?: number;
-  /** Wait before the first retry, ms (then doubled each time). @default 500 */
-  retryBackoffMs?: number;
-  /** Webhooks one task may have. @default 10 */
-  maxConfigsPerTask?: number;
-}
-
-/** A security scheme on the agent card (the OpenAPI subset A2A uses). */
-export type RestapA2aSecurityScheme =
-  | { type: 'http'; scheme: string; bearerFormat?: string; description?: string }
-  | { type: 'apiKey'; in: 'header' | 'query' | 'cookie'; name: string; description?: string }
-  | { type: 'openIdConnect'; openIdConnectUrl: string; description?: string }
-  | {
-      type: 'oauth2';
-      description?: string;
-      /** The authorization server's metadata URL (RFC 8414), where clients find its endpoints. */
-      oauth2MetadataUrl: string;
-      /** One flow, when you name it (A2A 1.0 cards carry one). */
-      flow?:
-        | { type: 'clientCredentials'; tokenUrl: string; scopes: Record<string, string> }
-        | { type: 'authorizationCode'; authorizationUrl: string; tokenUrl: string; scopes: Record<string, string>; pkceRequired?: boolean };
-    };
-
-/**
  * OAuth 2.1 on every door (RFC 9728, RFC 8707, the MCP authorization spec 2025-11-25): the agent
  * is a protected resource. /talk, /news, the MCP and A2A endpoints then take only
  * `Authorization: Bearer <JWT>` access tokens the `issuer` signed for `audience`; a request without
@@ -385,55 +292,6 @@ export interface RestapStorageOptions {
   preparedStatements?: boolean;
 }
 
-/**
- * The playground: a page served by the module to see and try the agent (chat with streaming,
- * capability forms, the news feed, the raw catalog). Its assets are built into the package.
- */
-export interface RestapPlaygroundOptions {
-  /** Serve the page. @default false */
-  enabled?: boolean;
-  /** Where, below the app's global prefix. @default '/playground' */
-  path?: string;
-}
-
-/**
- * The MCP door: the app's capabilities, talk and news over MCP Streamable HTTP (official SDK), for
- * 2025-era clients (`initialize`) and 2026-07-28 clients (`server/discover`) on one URL.
- */
-export interface RestapMcpOptions {
-  /** Serve the MCP endpoint (and advertise it in the catalog's `protocols.mcp`). @default false */
-  enabled?: boolean;
-  /** Where, as served (the app's global prefix is not added, as for the catalog). @default '/mcp' */
-  path?: string;
-  /**
-   * Hostnames whose browser pages may call the endpoint (the `Origin` header, checked against DNS
-   * rebinding as the MCP transport requires), e.g. `['app.example.com']`, or `'<scheme>://*'`
-   * entries. Requests without `Origin` (every non-browser client) pass; `localhost`,
-   * `127.0.0.1` and `[::1]` always pass; any other origin gets 403. @default []
-   */
-  allowedOrigins?: string[];
-  /**
-   * The stateful mode for 2025-era clients (`initialize`, protocol 2025-11-25 and before): the
-   * handshake opens a session (`Mcp-Session-Id`, kept in PostgreSQL so any replica serves it),
-   * the client may open the GET stream, `resources/subscribe` to `restap://news` and receive
-   * `notifications/resources/updated` when an item is committed on any replica, and DELETE ends
-   * the session. 2025-era requests without a session id are still served statelessly, and
-   * 2026-07-28 clients are unaffected (they subscribe through `subscriptions/listen`). `true` for
-   * the defaults. @default false (stateless for every era)
-   */
-  sessions?: boolean | RestapMcpSessionOptions;
-}
-
-/** The stateful mode of the MCP door for 2025-era clients (`mcp.sessions`). */
-export interface RestapMcpSessionOptions {
-  /** A session unused this long is gone (its next request gets 404 and the client initializes again), ms. @default 86400000 (24 h) */
-  ttlMs?: number;
-  /** An instance keeps a session's server in memory this long after its last request (and while its GET stream is open); it is rebuilt from PostgreSQL on the next request, ms. @default 600000 */
-  idleMs?: number;
-  /** Sessions one instance keeps in memory at most; past it the least recently used without an open GET stream is let go. @default 1000 */
-  maxPerInstance?: number;
-}
-
 /** OpenTelemetry (docs/observability.md). Spans and metrics need the host to register the SDK. */
 export interface RestapTelemetryOptions {
   /**
@@ -485,25 +343,10 @@ export interface RestapApprovalOptions {
 }
 
 /**
- * The AG-UI door (Agent–User Interaction protocol 1.0, `@ag-ui/*`): `POST {path}` takes a
- * `RunAgentInput` and streams the run of the `@Talk()` handler as AG-UI events (SSE, or AG-UI's
- * protobuf encoding when the client asks for it), for CopilotKit and any AG-UI front end. A
- * thread is a RESTAP session: `threadId` is the session_id. Off unless enabled.
+ * The options of the core and the RESTAP door: everything in `RestapModuleOptions` but the optional
+ * doors' slices, which live beside each door (`doors/<door>/<door>.options.ts`).
  */
-export interface RestapAguiOptions {
-  /** Serve the AG-UI endpoint (and advertise it in the catalog's `protocols.agui`). @default false */
-  enabled?: boolean;
-  /** Where, as served (the app's global prefix is not added, as for the catalog). @default '/ag-ui' */
-  path?: string;
-}
-
-/**
- * Options of `RestapModule.forRoot()` / `forRootAsync()`.
- *
- * @example
- * RestapModule.forRoot({ agent: { name: 'Text Analysis Agent' }, news: { scope: 'global' } })
- */
-export interface RestapModuleOptions {
+export interface RestapCoreOptions {
   agent: RestapAgentInfo;
   /** `false` disables /talk. @default {} (enabled; needs exactly one `@Talk()` method) */
   talk?: RestapTalkOptions | false;
@@ -539,26 +382,21 @@ export interface RestapModuleOptions {
   storage?: RestapStorageOptions;
   /** Heartbeats and the orphan window (see RestapReplicasOptions). @default { heartbeatMs: 5000, orphanAfterMs: 30000 } */
   replicas?: RestapReplicasOptions;
-  /** The A2A door. @default { enabled: false } */
-  a2a?: RestapA2aOptions;
   /** `Cache-Control` of the catalog. @default 'public, max-age=60' */
   catalogCacheControl?: string;
-  /** The playground page (off unless enabled). @default { enabled: false, path: '/playground' } */
-  playground?: RestapPlaygroundOptions;
-  /** The MCP door (off unless enabled). @default { enabled: false, path: '/mcp' } */
-  mcp?: RestapMcpOptions;
   /** Human approval of consequential calls. @default { ttlMs: 900000 } (only decorated capabilities need approval) */
   approval?: RestapApprovalOptions;
   /** OpenTelemetry spans and metrics. @default { captureContent: false } */
   telemetry?: RestapTelemetryOptions;
-  /** The AG-UI door (off unless enabled). @default { enabled: false, path: '/ag-ui' } */
-  agui?: RestapAguiOptions;
   /** Sign-in: OAuth 2.1 bearer tokens on every door (see RestapOAuthOptions). @default {} (off) */
   auth?: RestapAuthOptions;
 }
 
-/** Options with every default filled in; produced once by `resolveOptions()`. */
-export interface ResolvedRestapOptions {
+/**
+ * The core's options with every default filled in (`resolveOptions()`): what the core, the kit and
+ * the RESTAP door read. Each optional door reads these and its own resolved slice.
+ */
+export interface ResolvedRestapCoreOptions {
   agent: RestapAgentInfo;
   talk: Required<Omit<RestapTalkOptions, 'systemPrompt' | 'description' | 'contextBudget' | 'toolTimeoutMs' | 'resume'>> & {
     systemPrompt?: string;
@@ -579,14 +417,12 @@ export interface ResolvedRestapOptions {
   capabilityTimeoutMs: number;
   storage: Required<RestapStorageOptions>;
   replicas: Required<RestapReplicasOptions>;
-  a2a: ResolvedRestapA2aOptions;
   catalogCacheControl: string;
-  playground: Required<RestapPlaygroundOptions>;
-  mcp: Required<Omit<RestapMcpOptions, 'sessions'>> & { sessions: Required<RestapMcpSessionOptions> | false };
   auth: { oauth?: ResolvedRestapOAuthOptions };
-  agui: Required<RestapAguiOptions>;
   telemetry: Required<RestapTelemetryOptions>;
   approval: ResolvedRestapApprovalOptions;
+  /** Where each enabled optional door is served (its `path`), e.g. `{ mcp: '/mcp' }`: for the kit's per-door metadata. */
+  doorPaths: Readonly<Partial<Record<OptionalDoor, string>>>;
 }
 
 export interface ResolvedRestapApprovalOptions {
@@ -595,19 +431,6 @@ export interface ResolvedRestapApprovalOptions {
   identify: (caller: RestapCaller) => string;
   /** The secret's bytes (at least 32), when one is set. */
   requestStateSecret?: Buffer;
-}
-
-export interface ResolvedRestapA2aOptions {
-  enabled: boolean;
-  path: string;
-  restPath: string | false;
-  pushNotifications: Required<RestapA2aPushOptions> | false;
-  baseUrl?: string;
-  version: string;
-  securitySchemes: Record<string, RestapA2aSecurityScheme>;
-  identify: (caller: { headers: Record<string, string | string[] | undefined> }) => string | undefined;
-  maxParts: number;
-  maxMessageChars: number;
 }
 
 /** Extras given beside the options to both forRoot and forRootAsync (route paths must be known statically). */

@@ -41,6 +41,13 @@ export interface TalkToolCallRecord {
   /** The text handed back to the model as the tool's result (the error text when it failed). */
   result: string;
   ok: boolean;
+  /**
+   * Set on a call of a client tool (an AG-UI frontend tool) whose result had not come back when
+   * the turn ended: the turn handed the call to the client and stopped. The turn of the session
+   * that carries the result records the call again, same `id`, with it; until then `result` says
+   * that none came back.
+   */
+  pending?: true;
 }
 
 /** The calls the model asked for in one message (run in parallel), with their results. */
@@ -65,22 +72,38 @@ export type TalkMessage =
   | { role: 'assistant'; content: string | null; tool_calls?: TalkMessageToolCall[] }
   | { role: 'tool'; content: string; tool_call_id: string };
 
-/** A capability offered to the model as a tool (`ctx.tools.list`). */
+/**
+ * A tool offered to the model (`ctx.tools.list`): a capability of the app, or a tool the client
+ * runs itself (`client: true`, an AG-UI frontend tool sent with the run).
+ */
 export interface TalkTool {
   /** The function name the model calls, e.g. `text_reverse` for the capability `text.reverse`. */
   name: string;
-  /** The capability's id, e.g. `text.reverse`. */
-  capabilityId: string;
-  /** The capability's title and description, for the model. */
+  /** The capability's id, e.g. `text.reverse`; absent for a client tool. */
+  capabilityId?: string;
+  /** The capability's title and description (a client tool's own description), for the model. */
   description: string;
   /** JSON Schema of the arguments: the body's schema with path and query parameters folded in. */
   parameters: JsonSchema;
+  /**
+   * A tool the client runs: calling it does not run anything here. The call is handed to the
+   * client (its result says `pending`), the turn ends once no other call is running, and a later
+   * turn of the session carries the client's result.
+   */
+  client?: true;
 }
 
 /** What a tool call gave back: the capability's result or a typed error, and the text for the model. */
 export type TalkToolResult = (
   | { ok: true; status: number; body: unknown }
-  | { ok: false; status: number; error: string; message: string }
+  | {
+      ok: false;
+      status: number;
+      error: string;
+      message: string;
+      /** A client tool's call, handed to the client (202 `client_tool_pending`): stop; the turn ends and its result comes in a later turn. */
+      pending?: true;
+    }
 ) & {
   /** The call's id (the one given, or a minted one). */
   id: string;
@@ -178,7 +201,10 @@ export type TalkResult =
  * }
  */
 export interface TalkContext {
-  /** The user's message, as sent. */
+  /**
+   * The user's message, as sent. Empty in a turn that continues the conversation without a new
+   * message: one that carries a client tool's result or a person's approval answer (AG-UI).
+   */
   readonly message: string;
   /** The conversation's session_id; undefined when sessions are off. A secret: never log it. */
   readonly sessionId: string | undefined;

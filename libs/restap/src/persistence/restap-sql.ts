@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { InjectRestapDataSource } from './restap-data-source';
 import { RESTAP_OPTIONS } from '../restap.constants';
-import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../interfaces/restap-options.interface';
 import { randomToken } from '../sessions/random-token';
 import { RestapQueryError } from './restap-query.error';
 import { isStorageError } from './storage-errors';
@@ -47,9 +47,8 @@ export function errorKind(error: unknown): string {
  * opened (same connections, limits and timeouts).
  *
  * By default each goes as a named prepared statement: PostgreSQL parses and plans it once per
- * connection instead of once per request. Measured on PostgreSQL 15 (bench, 16 clients): the news
- * read of a /talk turn took 1.28 ms of server CPU unnamed (planning probes the ts index's end every
- * time) and 0.07 ms named; the turn write 0.66 ms against 0.35 ms. `storage.preparedStatements:
+ * connection instead of once per request (planning probes the ts index's end every time; the
+ * server CPU it saves: BENCHMARKS.md, "Measurements behind the code"). `storage.preparedStatements:
  * false` (for a pooler that cannot keep prepared statements, such as PgBouncer before 1.21 in
  * transaction mode) sends them unnamed.
  *
@@ -64,7 +63,7 @@ export class RestapSql {
 
   constructor(
     @InjectRestapDataSource() private readonly dataSource: DataSource,
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
   ) {}
 
   async query<T>(stmt: RestapStatement, params: unknown[]): Promise<T[]> {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { RESTAP_OPTIONS } from '../restap.constants';
 import { RestapBootstrapError } from '../exceptions/restap-bootstrap.error';
-import type { ResolvedRestapOptions } from '../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../interfaces/restap-options.interface';
 import { RESTAP_COLUMNS, RESTAP_TABLES } from './index';
 import { RestapSql, statement } from './restap-sql';
 import { InjectRestapDataSource } from './restap-data-source';
@@ -32,7 +32,7 @@ export class StorageCheck implements OnModuleInit {
 
   constructor(
     private readonly sql: RestapSql,
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
     @InjectRestapDataSource() private readonly dataSource: DataSource,
   ) {}
 

@@ -7,8 +7,7 @@ let offset = POOL_BYTES;
 /**
  * `bytes` fresh bytes from the operating system's CSPRNG, as base64url. The bytes are drawn 4 KiB
  * at a time and each is handed out once (the pool is refilled, never reused): the same entropy as
- * one `randomBytes(bytes)` call, for a fraction of its fixed cost (3 tokens per /talk turn cost
- * ~4 % of the turn's CPU one call each).
+ * one `randomBytes(bytes)` call, for a fraction of its fixed cost (a /talk turn mints three).
  */
 export function randomToken(bytes: number): string {
   if (bytes > POOL_BYTES) throw new RangeError(`randomToken: at most ${POOL_BYTES} bytes`);

@@ -5,9 +5,8 @@ const LOW = 100_000_000;
  * The decimal text of a number, as `String(n)` writes it, for the millisecond timestamps of
  * /news: written in two Smi-sized halves. On Node 20, `String(n)` of a number past 2^31 (every
  * `ts`) goes through V8's number-to-string cache, which lives in the old generation and so
- * promotes each new string it holds: measured under 16 pollers of GET /news (10 items a page),
- * that cost 18 % of the agent's CPU per poll and a mark-compact every few hundred ms; in two
- * halves the same text is built in 45 ns and dies young.
+ * promotes each new string it holds; in two halves the same text dies young (the measurement:
+ * BENCHMARKS.md, "Measurements behind the code").
  *
  * @example
  * integerText(1703012345000); // '1703012345000'

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RESTAP_OPTIONS } from '../../restap.constants';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
 import { ApprovalDecidedException, ApprovalExpiredException, ApprovalMismatchException, ApprovalNotFoundException, RestapException } from '../../exceptions';
 import type { ToolCallGate } from '../tools/capability-tools';
 import { RESTAP_APPROVAL_STORE, type ApprovalRecord, type ApprovalStore } from '../../persistence/approval.store';
@@ -49,7 +49,7 @@ export class ApprovalService {
   private readonly logger = new Logger('Restap');
 
   constructor(
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
     private readonly registry: RestapRegistry,
     @Inject(RESTAP_APPROVAL_STORE) private readonly store: ApprovalStore,
     private readonly tools: CapabilityTools,

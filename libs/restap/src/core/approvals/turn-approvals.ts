@@ -13,6 +13,8 @@ import type { ApprovalRequest } from './approval.types';
  */
 export class TurnApprovals implements TalkToolApprovals {
   readonly asked: ApprovalRequest[] = [];
+  /** The model's call id each asked approval holds, by approval id. */
+  readonly callIds: Record<string, string> = {};
   private inFlight = 0;
 
   constructor(
@@ -44,6 +46,7 @@ export class TurnApprovals implements TalkToolApprovals {
     const asked = await this.service.gate({ door: 'talk', capabilityId: tool.capabilityId, args, sessionHash: this.sessionHash, toolName: tool.name, toolCallId: callId }, this.caller, question);
     if (!asked) return undefined;
     this.asked.push(asked);
+    this.callIds[asked.id] = callId;
     return failure(
       403,
       'approval_required',

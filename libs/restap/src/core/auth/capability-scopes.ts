@@ -1,4 +1,4 @@
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
 import type { RegisteredCapability } from '../registry/restap.registry';
 import type { RestapCaller } from '../caller';
 import { failure } from '../invoker/invocation-error';
@@ -10,7 +10,7 @@ const NONE: readonly string[] = Object.freeze([]);
  * The OAuth scopes a capability needs: its `@Capability({ scopes })` and
  * `auth.oauth.requiredScopes[id]`. None when OAuth is off: the rule then costs nothing.
  */
-export function requiredScopesOf(capability: RegisteredCapability, options: ResolvedRestapOptions): readonly string[] {
+export function requiredScopesOf(capability: RegisteredCapability, options: ResolvedRestapCoreOptions): readonly string[] {
   const oauth = options.auth.oauth;
   if (!oauth) return NONE;
   const own = capability.options.scopes ?? NONE;
@@ -31,12 +31,12 @@ export function missingScopes(required: readonly string[], caller: RestapCaller)
 }
 
 /** True when the caller may call the capability (every door's lists show only those). */
-export function mayCall(capability: RegisteredCapability, caller: RestapCaller, options: ResolvedRestapOptions): boolean {
+export function mayCall(capability: RegisteredCapability, caller: RestapCaller, options: ResolvedRestapCoreOptions): boolean {
   return missingScopes(requiredScopesOf(capability, options), caller).length === 0;
 }
 
 /** 403 `insufficient_scope` naming the scopes to ask for (step-up), or undefined when the caller has them. */
-export function scopeRefusal(capability: RegisteredCapability, caller: RestapCaller, options: ResolvedRestapOptions): InvocationResult | undefined {
+export function scopeRefusal(capability: RegisteredCapability, caller: RestapCaller, options: ResolvedRestapCoreOptions): InvocationResult | undefined {
   const required = requiredScopesOf(capability, options);
   const missing = missingScopes(required, caller);
   if (!missing.length) return undefined;

@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
 import { RestapDrain } from './restap-drain.service';
 
-const drainWith = (shutdownGraceMs: number): RestapDrain => new RestapDrain({ shutdownGraceMs } as ResolvedRestapOptions);
+const drainWith = (shutdownGraceMs: number): RestapDrain => new RestapDrain({ shutdownGraceMs } as ResolvedRestapCoreOptions);
 
 /** A followed turn that ends when stopped, as a /talk turn does (its `done` once it has answered). */
 function turn(drain: RestapDrain, endsWhenStopped = true): { stopped: () => boolean; done: () => void } {

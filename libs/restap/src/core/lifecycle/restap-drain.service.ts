@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RESTAP_OPTIONS } from '../../restap.constants';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
 
 /** A running /talk turn as the drain sees it: it can be told to stop. */
 export interface DrainableWork {
@@ -36,15 +36,14 @@ export class RestapDrain implements BeforeApplicationShutdown {
   /** Run once every turn has ended and been stored (see `afterDrain`). */
   private readonly afterwards: Array<() => Promise<void>> = [];
 
-  constructor(@Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions) {}
+  constructor(@Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions) {}
 
   /**
    * Follows a turn until the returned `done` is called (once it has answered and stored what it
    * could); a turn that starts after draining began is stopped at once. A callback, not a promise:
-   * every turn goes through here, and a promise chain per turn was measurable. The turns are a
-   * linked list, not a Set: a Set of ever-changing turns reallocates its table every few dozen
-   * turns, and the tables it left in V8's old generation kept the turns they held past the young
-   * generation's collections (issue 19: about 300 bytes of every turn promoted through it).
+   * every turn goes through here. The turns are a linked list, not a Set: a Set of ever-changing
+   * turns reallocates its table every few dozen turns, and the tables it leaves in V8's old
+   * generation keep the turns they held past the young generation's collections.
    */
   track(work: DrainableWork): () => void {
     const node: Tracked = { work, newer: undefined, older: this.newest };

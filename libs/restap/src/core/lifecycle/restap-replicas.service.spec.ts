@@ -1,11 +1,11 @@
 import { Logger } from '@nestjs/common';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
 import type { RestapSql, RestapStatement } from '../../persistence/restap-sql';
 import type { SessionStore } from '../../persistence/session.store';
 import { RestapDrain } from './restap-drain.service';
 import { RestapReplicas } from './restap-replicas.service';
 
-const options = { replicas: { heartbeatMs: 1_000, orphanAfterMs: 5_000 }, shutdownGraceMs: 1_000 } as ResolvedRestapOptions;
+const options = { replicas: { heartbeatMs: 1_000, orphanAfterMs: 5_000 }, shutdownGraceMs: 1_000 } as ResolvedRestapCoreOptions;
 
 /** A RestapSql that records statement purposes and fails while `down` is set. */
 function fakeSql() {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { RESTAP_OPTIONS } from '../../restap.constants';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
 import { RestapSql } from '../../persistence/restap-sql';
 import { BEAT, FORGET, IS_LIVE, PRUNE } from '../../persistence/replicas.sql';
 import { RESTAP_SESSION_STORE, type SessionStore } from '../../persistence/session.store';
@@ -46,7 +46,7 @@ export class RestapReplicas implements OnApplicationBootstrap, OnApplicationShut
 
   constructor(
     private readonly sql: RestapSql,
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
     @Inject(RESTAP_SESSION_STORE) private readonly store: SessionStore,
     drain: RestapDrain,
   ) {

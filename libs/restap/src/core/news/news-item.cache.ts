@@ -46,8 +46,7 @@ export const NEWS_ITEM_CACHE_CHARS = 1024 * 1024;
 
 /**
  * Parsed, deeply frozen items for `ctx.news`. Every /talk turn reads the newest items of its feeds
- * again, and stored items never change, so without this each turn would parse the same JSON again
- * (measured with callgrind, 20 items in the feed: ~19k instructions an item, ~16 % of a turn).
+ * again, and stored items never change, so without this each turn would parse the same JSON again.
  *
  * An entry is used only when the row's id, ts and body text all match it, so a database reset or
  * restored under a running agent (ids used again) can never hand out another item. Entries are

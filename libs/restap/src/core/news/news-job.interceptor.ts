@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import { mergeMap, Observable } from 'rxjs';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { RestapRegistry } from '../registry/restap.registry';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
 import { randomToken } from '../../sessions/random-token';
 import { resolveSessionId } from '../../sessions/session-id';
 import { NewsService } from './news.service';
@@ -23,7 +23,7 @@ export class NewsJobInterceptor implements NestInterceptor {
   constructor(
     private readonly registry: RestapRegistry,
     private readonly news: NewsService,
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {

@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { RESTAP_OPTIONS } from '../../restap.constants';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
 import { NewsStore } from '../../persistence/news.store';
 import { StreamSlots } from '../talk/stream-slots';
 import { NewsPoll, type NewsPollAnswer } from './news-poll';
@@ -59,7 +59,7 @@ export class NewsWaits implements OnModuleInit, OnModuleDestroy, BeforeApplicati
   private closing = false;
 
   constructor(
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
     private readonly store: NewsStore,
     private readonly wakeups: NewsWakeups,
   ) {

@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { RESTAP_OPTIONS } from '../../restap.constants';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
 import type { NewsCommitHint } from './news-feed';
 import { PgNewsChannel, pgConfigOf } from './pg-news.channel';
 
@@ -42,7 +42,7 @@ export class NewsWakeups implements OnApplicationBootstrap, OnApplicationShutdow
   private mode: NewsWakeupsMode = 'in-process';
 
   constructor(
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
     @Optional() @InjectRestapDataSource() private readonly dataSource?: DataSource,
   ) {}
 

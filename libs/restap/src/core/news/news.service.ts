@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { IdempotencyKeyReusedException, MissingSessionIdException } from '../../exceptions';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
 import type { NewsAck, NewsItem } from '../../interfaces/news.interface';
 import { NewsStore, type NewsPageQuery, type StoredNews } from '../../persistence/news.store';
 import { parseSessionId } from '../../sessions/session-id';
@@ -69,7 +69,7 @@ export class NewsService implements TalkNewsSource {
   private readonly skipped = new Set<string>();
 
   constructor(
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
     private readonly store: NewsStore,
     private readonly dispatcher: NewsDispatcher,
     @Optional() private readonly wakeups?: NewsWakeups,

@@ -14,8 +14,8 @@ const MAX_BACKOFF_MS = 5_000;
 /**
  * Least time from one NOTIFY statement to the next. A lone hint goes out at once; under a stream
  * of appends the hints of the next few ms ride one statement. Each NOTIFY is a transaction of its
- * own, echoed back to this instance's LISTEN and delivered to every other replica's: at one per
- * append batch it halved the batches and cost POST /news about 30 % of its throughput (issue 19).
+ * own, echoed back to this instance's LISTEN and delivered to every other replica's: one per
+ * append batch halves the batches (BENCHMARKS.md, "Measurements behind the code").
  */
 export const NOTIFY_SPACING_MS = 5;
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { RestapBootstrapError } from '../../exceptions/restap-bootstrap.error';
 import { RestapRegistry } from '../registry/restap.registry';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
 
 /**
  * Checks, once every module has been explored, that /talk has its handler: talk enabled with no
@@ -12,7 +12,7 @@ import type { ResolvedRestapOptions } from '../../interfaces/restap-options.inte
 @Injectable()
 export class TalkBootstrap implements OnApplicationBootstrap {
   constructor(
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
     private readonly registry: RestapRegistry,
   ) {}
 

@@ -115,6 +115,24 @@ describe('TalkContext.toMessages() (OpenAI-style [{role, content}])', () => {
     expect(ctx.toMessages().map((m) => m.content)).toEqual(['Hi', `Hello, I w\n\n${INTERRUPTED_NOTE}`, `Par\n\n${INTERRUPTED_NOTE}`, 'What is my favorite color?']);
     expect(ctx.history.map((t) => t.content)).toEqual(['Hi', 'Hello, I w', 'Par']);
   });
+
+  it('a frontend call shows once: where its result came (after the message of the turn carrying it), never also where it was handed over (issue 39, item 4)', () => {
+    const call = { id: 'call_1', name: 'get_weather', arguments: '{}' };
+    const handed: TalkTurn = { ...turn('assistant', ''), toolSteps: [{ calls: [{ ...call, result: 'none yet', ok: false, pending: true }] }] };
+    const toolCall = { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{}' } }] };
+    // Not answered (yet): the call with the result saying so, so every call has its result.
+    expect(createTalkContext({ ...base, news: [], history: [turn('user', 'Weather?'), handed] }).toMessages()).toEqual([
+      { role: 'user', content: 'Weather?' },
+      toolCall,
+      { role: 'tool', tool_call_id: 'call_1', content: 'none yet' },
+      { role: 'user', content: base.message },
+    ]);
+    // Answered by this turn, which has no message of its own: after the history, once.
+    const answered = [{ calls: [{ ...call, result: 'Snow', ok: true }] }];
+    const continued = createTalkContext({ ...base, message: undefined, news: [], history: [turn('user', 'Weather?'), handed], answered });
+    expect(continued.message).toBe('');
+    expect(continued.toMessages()).toEqual([{ role: 'user', content: 'Weather?' }, toolCall, { role: 'tool', tool_call_id: 'call_1', content: 'Snow' }]);
+  });
 });
 
 describe('talk.contextBudget: a turn carries news and history within a size budget (issue 21, item 3)', () => {

@@ -10,12 +10,13 @@ const logger = new Logger('Restap');
 
 /** What a turn's context is built from. */
 export interface TalkContextInit {
-  message: string;
+  /** The user's message; absent in a turn that continues without one (client tool results, an approval answer). */
+  message?: string;
   sessionId: string | undefined;
   messageId: string;
   history: readonly TalkTurn[];
   news: readonly NewsItem[];
-  /** `ctx.signal`, read when the handler first asks for it (creating an AbortSignal is a measurable share of a turn). */
+  /** `ctx.signal`, made when the handler first asks for it (most handlers never do). */
   signal: () => AbortSignal;
   headers: IncomingHttpHeaders;
   systemPrompt?: string;
@@ -51,12 +52,10 @@ export function createTalkContext(init: TalkContextInit): TalkContext {
 }
 
 /**
- * One turn's context. `signal` and `headers` are made when the handler first reads them (an
- * AbortSignal and a copy of the headers are a measurable share of a turn), through getters of
- * this class. Not getters of an object literal: each such literal gets a hidden class of its own,
- * made in V8's old generation, whose getters hold the turn, so every turn's objects outlived the
- * young generation's collections until the next full one (issue 19: about 450 bytes of every
- * turn were promoted through it).
+ * One turn's context. `signal` and `headers` are made when the handler first reads them, through
+ * getters of this class. Not getters of an object literal: each such literal gets a hidden class of
+ * its own, made in V8's old generation, whose getters hold the turn, so every turn's objects would
+ * outlive the young generation's collections until the next full one.
  */
 class TurnContext implements TalkContext {
   readonly message: string;
@@ -72,7 +71,7 @@ class TurnContext implements TalkContext {
 
   constructor(init: TalkContextInit, fitted: FittedContext) {
     const history = fitted.history.length ? Object.freeze(fitted.history.map(freezeTurn)) : NONE;
-    this.message = init.message;
+    this.message = init.message ?? '';
     this.sessionId = init.sessionId;
     this.messageId = init.messageId;
     this.history = history;
@@ -132,28 +131,54 @@ export function toMessages(
   return messagesOf(systemPrompt, fitContext(news, history, budget), message);
 }
 
-function messagesOf(systemPrompt: string | undefined, fitted: FittedContext, message: string, answered: readonly TalkToolStep[] = NONE): TalkMessage[] {
+function messagesOf(systemPrompt: string | undefined, fitted: FittedContext, message: string | undefined, answered: readonly TalkToolStep[] = NONE): TalkMessage[] {
   const messages: TalkMessage[] = [];
   if (systemPrompt) messages.push({ role: 'system', content: systemPrompt });
   for (const text of fitted.newsTexts) messages.push({ role: 'system', content: `${NEWS_GUARD}\n${text}` });
+  const later = answeredLater(fitted.history, answered);
   for (const turn of fitted.history) {
-    pushSteps(messages, turn.toolSteps ?? NONE);
+    pushSteps(messages, turn.toolSteps ?? NONE, later);
     const content = turnText(turn);
     if (content) messages.push({ role: turn.role, content });
   }
-  messages.push({ role: 'user', content: message });
-  pushSteps(messages, answered);
+  if (message !== undefined) messages.push({ role: 'user', content: message });
+  pushSteps(messages, answered, later);
   return messages;
 }
 
-/** Each step as an assistant message with `tool_calls`, then a `tool` message per call. */
-function pushSteps(messages: TalkMessage[], steps: readonly TalkToolStep[]): void {
+/**
+ * Ids of the client calls handed over (`pending`) in one turn and answered by a later one: they
+ * show once, where their result came, never twice under one id. Empty (and nothing scanned past
+ * the check) for a conversation without a client call.
+ */
+function answeredLater(history: readonly TalkTurn[], answered: readonly TalkToolStep[]): ReadonlySet<string> {
+  let handed: Set<string> | undefined;
+  for (const turn of history) for (const step of turn.toolSteps ?? NONE) for (const c of step.calls) if (c.pending) (handed ??= new Set()).add(c.id);
+  if (!handed) return NO_IDS;
+  const later = new Set<string>();
+  const note = (steps: readonly TalkToolStep[]): void => {
+    for (const step of steps) for (const c of step.calls) if (!c.pending && handed!.has(c.id)) later.add(c.id);
+  };
+  for (const turn of history) note(turn.toolSteps ?? NONE);
+  note(answered);
+  return later;
+}
+
+const NO_IDS: ReadonlySet<string> = new Set();
+
+/**
+ * Each step as an assistant message with `tool_calls`, then a `tool` message per call; a client
+ * call answered later is left to the step that carries its result.
+ */
+function pushSteps(messages: TalkMessage[], steps: readonly TalkToolStep[], later: ReadonlySet<string>): void {
   for (const step of steps) {
+    const calls = later.size ? step.calls.filter((c) => !(c.pending && later.has(c.id))) : step.calls;
+    if (!calls.length) continue;
     messages.push({
       role: 'assistant',
       content: null,
-      tool_calls: step.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
+      tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })),
     });
-    for (const c of step.calls) messages.push({ role: 'tool', tool_call_id: c.id, content: c.result });
+    for (const c of calls) messages.push({ role: 'tool', tool_call_id: c.id, content: c.result });
   }
 }

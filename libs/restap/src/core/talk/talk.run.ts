@@ -3,9 +3,10 @@ import { normalizeChunk, openChunkSource, type ChunkSource } from './talk-chunks
 
 /**
  * Why a turn was stopped before its handler finished. `approval`: the turn asked a person to
- * approve a call and ends complete, its question as the last of the reply.
+ * approve a call and ends complete, its question as the last of the reply. `client`: the turn
+ * handed a call to the client (a client tool) and ends complete; a later turn carries the result.
  */
-export type TalkStopReason = 'disconnect' | 'timeout' | 'shutdown' | 'approval';
+export type TalkStopReason = 'disconnect' | 'timeout' | 'shutdown' | 'approval' | 'client';
 
 /** How a turn ended, with the reply text produced so far. */
 export interface TalkOutcome {
@@ -56,7 +57,9 @@ export class TalkRun {
           ? 'The agent is shutting down.'
           : reason === 'approval'
             ? "The turn waits for a person's approval."
-            : 'The client disconnected.';
+            : reason === 'client'
+              ? "The turn waits for the client's tool result."
+              : 'The client disconnected.';
     (this.controller ??= new AbortController()).abort(new DOMException(message, reason === 'timeout' ? 'TimeoutError' : 'AbortError'));
     this.interrupt?.();
   }
@@ -131,7 +134,7 @@ export class TalkRun {
 
   private outcome(text: string): TalkOutcome {
     if (this.stopReason === 'disconnect') return { status: 'aborted', text, stopped: 'disconnect' };
-    if (this.stopReason === 'approval') return { status: 'complete', text, stopped: 'approval' };
+    if (this.stopReason === 'approval' || this.stopReason === 'client') return { status: 'complete', text, stopped: this.stopReason };
     if (this.stopReason) return { status: 'error', text, stopped: this.stopReason, error: this.signal.reason };
     return { status: 'complete', text };
   }

@@ -3,8 +3,8 @@ import { context } from '@opentelemetry/api';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { AgentErrorException, ShuttingDownException } from '../../exceptions';
 import { AgentTimeoutException } from '../../exceptions/agent-timeout.exception';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
-import type { TalkChunk, TalkContext, TalkToolStep, TalkTurn, TalkTurnStatus } from '../../interfaces/talk.interface';
+import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
+import type { TalkChunk, TalkContext, TalkTool, TalkToolStep, TalkTurn, TalkTurnStatus } from '../../interfaces/talk.interface';
 import type { NewsItem } from '../../interfaces/news.interface';
 import { RESTAP_SESSION_STORE, type NewTalkTurn, type OpenedTurn, type SessionStore, type TurnSideRow } from '../../persistence/session.store';
 import { RestapReplicas } from '../lifecycle/restap-replicas.service';
@@ -15,6 +15,7 @@ import { RestapDrain } from '../lifecycle/restap-drain.service';
 import type { RestapCaller } from '../caller';
 import { CapabilityTools } from '../tools/capability-tools';
 import { createTalkTools, resultText, ToolStepLog } from '../tools/talk-tools';
+import { answeredClientStep, clientTalkTools, pendingClientCalls, type ClientTool, type ClientToolResult } from '../tools/client-tools';
 import { RestapRegistry, type RegisteredHandler } from '../registry/restap.registry';
 import { createTalkContext, NONE } from './talk.context';
 import { assertStorableText } from '../../text/storable-text';
@@ -29,7 +30,29 @@ import { startTurnSpan, traceSuffix } from '../telemetry/restap.telemetry';
 
 /** One turn as a door asks for it: the message, the session to continue (if any), who asks. */
 export interface TurnRequest {
-  message: string;
+  /**
+   * The person's message. Absent: the turn continues the conversation without one (an AG-UI run
+   * that carries a client tool's result or an approval's answer); it must then carry
+   * `clientResults` answering a call the session waits for, or `approval` (400 otherwise).
+   */
+  message?: string;
+  /**
+   * Tools the client runs itself (AG-UI frontend tools), offered to the model beside the
+   * capabilities for this turn, under `clientTalkTools`' naming rule (400 otherwise). Offered only
+   * in a session: a call of one ends the turn, and its result comes back in a later turn.
+   */
+  clientTools?: readonly ClientTool[];
+  /**
+   * The client's results of calls the session waits for (handed to it by an earlier turn). A
+   * result answering no pending call (an earlier one, resent with the conversation) is ignored.
+   */
+  clientResults?: readonly ClientToolResult[];
+  /**
+   * False when the door shows the approvals a turn asks for in its own protocol (AG-UI
+   * interrupts): the question is then not added to the reply text and no `approval.required`
+   * chunk is sent. @default true
+   */
+  approvalsInReply?: boolean;
   /** A session_id to continue, already validated (`parseSessionId`); none: one is minted when sessions are on. */
   sessionId?: string;
   /**
@@ -50,9 +73,11 @@ export interface TurnRequest {
    * The person's answer to an approval asked earlier in this session (issue 35): decided when the
    * turn opens (404/409/410 if it cannot be), run — approved — before the handler, whose model
    * then sees the result. Without it, a plain "approve"/"deny" message answers the session's one
-   * pending approval.
+   * pending approval. Several answers (AG-UI resumes every interrupt of a run at once) are decided
+   * in order: the first one that cannot be refuses the turn; once one is decided, a later one that
+   * cannot be (it is no longer pending: nothing to run) is passed over.
    */
-  approval?: ApprovalAnswer;
+  approval?: ApprovalAnswer | readonly ApprovalAnswer[];
 }
 
 /** How a turn's handler ended, as a door's side row sees it (see TurnRequest.side). */
@@ -64,7 +89,7 @@ export interface TurnEnding {
 }
 
 /** Why a door stops a turn: its client left (`disconnect`), or it was cancelled on purpose (`cancel`). */
-export type TurnStopReason = Exclude<TalkStopReason, 'approval'> | 'cancel';
+export type TurnStopReason = Exclude<TalkStopReason, 'approval' | 'client'> | 'cancel';
 
 /** How a turn ended. `failure` is safe to show a client: `toErrorBody(failure)` gives its status and body. */
 export interface TurnResult {
@@ -77,6 +102,10 @@ export interface TurnResult {
   sideStored?: true;
   /** The approvals the turn asked a person for; the gated calls did not run (issue 35). */
   approvals?: ApprovalRequest[];
+  /** The model's call id each of `approvals` holds, by approval id. */
+  approvalCalls?: Readonly<Record<string, string>>;
+  /** The client tools' calls the turn handed to the client and ended on (their results come in a later turn). */
+  handedOver?: Array<{ id: string; name: string; arguments: string }>;
 }
 
 /** A turn whose context is loaded, ready to run once. */
@@ -114,7 +143,7 @@ export class TalkService {
   private readonly logger = new Logger('Restap');
 
   constructor(
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
     private readonly registry: RestapRegistry,
     @Inject(RESTAP_SESSION_STORE) private readonly store: SessionStore,
     @Optional() @Inject(RESTAP_TALK_NEWS_SOURCE) private readonly newsSource?: TalkNewsSource,
@@ -132,7 +161,7 @@ export class TalkService {
    */
   async open(request: TurnRequest): Promise<OpenTurn> {
     // Every door's message goes to a text column: one rule for what can be stored (400 naming the field).
-    assertStorableText(request.message, 'message');
+    if (request.message !== undefined) assertStorableText(request.message, 'message');
     const handler = this.handler();
     const { talk } = this.options;
     const sessionId = talk.sessions ? (request.sessionId ?? mintSessionId()) : undefined;
@@ -147,9 +176,17 @@ export class TalkService {
       toolSteps: new ToolStepLog(),
       side: request.side,
       answered: [],
+      approvalsInReply: request.approvalsInReply,
     };
     if (request.approval && !turn.resumed) {
       throw new InvalidRequestException('Field "approval" answers an approval asked in a session: send it with that session_id.');
+    }
+    if (request.message === undefined && !turn.resumed) {
+      throw new InvalidRequestException('A turn without a new message continues a conversation: send the session it continues.');
+    }
+    // Client tools come back through the session: without one, nothing could carry their results.
+    if (request.clientTools?.length && turn.keyHash) {
+      turn.clientTools = clientTalkTools(request.clientTools, (name) => this.tools?.find(name) !== undefined);
     }
     if (this.approvals && talk.tools) turn.approvals = new TurnApprovals(this.approvals, request.caller, turn.keyHash);
     const run = new TalkRun(talk.timeoutMs);
@@ -157,7 +194,10 @@ export class TalkService {
     const span = startTurnSpan(this.options.agent.name, turn.keyHash?.toString('hex', 0, 8), turn.messageId, this.options.telemetry?.captureContent === true);
     const finished = this.drain ? this.drain.track({ stop: () => run.stop('shutdown') }) : () => undefined;
     try {
-      const ctx = await context.with(span.context, () => this.createContext(turn, request.caller, run));
+      const ctx = await context.with(span.context, () => this.createContext(turn, request, run));
+      if (request.message === undefined && !turn.answered.length && !(request.approval && this.approvals)) {
+        throw new InvalidRequestException('This turn has no new message and carries no result of a call the conversation waits for, nor an approval answer: there is nothing to continue.');
+      }
       // Decided last, once nothing else can refuse the turn: a won decision is then always run.
       turn.decided = await this.decide(request, turn);
       let ran = false;
@@ -192,7 +232,8 @@ export class TalkService {
     return handler;
   }
 
-  private async createContext(turn: TurnState, caller: RestapCaller, run: TalkRun): Promise<TalkContext> {
+  private async createContext(turn: TurnState, request: TurnRequest, run: TalkRun): Promise<TalkContext> {
+    const { caller } = request;
     const { talk } = this.options;
     const budget = talk.contextBudget;
     // Storage hands over at most `itemChars` of each item and turn: a huge one is never read whole.
@@ -205,6 +246,14 @@ export class TalkService {
     if (historyRead && newsRead) [history, news] = await Promise.all([historyRead, newsRead]);
     else if (historyRead) history = await historyRead;
     else if (newsRead) news = await newsRead;
+    // The client's results of the calls the session waits for: the turn's first step, as if the model had just made it.
+    const answered = request.clientResults?.length ? answeredClientStep(pendingClientCalls(history), request.clientResults) : undefined;
+    if (answered) {
+      const key = Symbol('client results');
+      for (const call of answered.calls) turn.toolSteps.open(key, { ...call });
+      turn.answered.push(answered);
+    }
+    const offered = talk.tools || turn.clientTools !== undefined;
     return createTalkContext({
       message: turn.message,
       sessionId: turn.sessionId,
@@ -216,16 +265,30 @@ export class TalkService {
       systemPrompt: talk.systemPrompt,
       budget,
       // Calls run with the credentials of the request that started the turn, no more.
-      ...(talk.tools ? { tools: createTalkTools(this.tools, caller, run.signal, turn.toolSteps, turn.approvals) } : {}),
+      ...(offered ? { tools: createTalkTools(talk.tools ? this.tools : undefined, caller, run.signal, turn.toolSteps, turn.approvals, turn.clientTools) } : {}),
       answered: turn.answered,
     });
   }
 
-  /** The approval this turn answers, decided (it won the conditional update), if any. */
-  private async decide(request: TurnRequest, turn: TurnState): Promise<DecidedApproval | undefined> {
+  /** The approvals this turn answers, decided (each won its conditional update), if any. */
+  private async decide(request: TurnRequest, turn: TurnState): Promise<DecidedApproval[] | undefined> {
     if (!this.approvals || !turn.keyHash || !turn.resumed) return undefined;
-    const answer = request.approval ?? (await this.approvals.answerOfMessage(request.message, turn.keyHash));
-    return answer && this.approvals.decide(answer, turn.keyHash, request.caller);
+    const given = request.approval;
+    const answers = given === undefined ? undefined : Array.isArray(given) ? (given as readonly ApprovalAnswer[]) : [given as ApprovalAnswer];
+    if (!answers) {
+      const answer = request.message === undefined ? undefined : await this.approvals.answerOfMessage(request.message, turn.keyHash);
+      return answer && [await this.approvals.decide(answer, turn.keyHash, request.caller)];
+    }
+    const decided: DecidedApproval[] = [];
+    for (const answer of answers) {
+      try {
+        decided.push(await this.approvals.decide(answer, turn.keyHash, request.caller));
+      } catch (error) {
+        // Refused (unknown, decided, expired): nothing of it is pending, so nothing is lost by going on with those won.
+        if (!decided.length || !(error instanceof HttpException)) throw error;
+      }
+    }
+    return decided.length ? decided : undefined;
   }
 
   /**
@@ -234,8 +297,7 @@ export class TalkService {
    * person's message. Not cut by the turn's signal: an approved action runs to its end (bounded
    * by `capabilityTimeoutMs`), whoever stops reading.
    */
-  private async answer(turn: TurnState, caller: RestapCaller, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<void> {
-    const decided = turn.decided!;
+  private async answer(decided: DecidedApproval, turn: TurnState, caller: RestapCaller, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<void> {
     const { record } = decided;
     const id = `call_${randomToken(12)}`;
     const name = record.toolName ?? toolNameOf(record.capability) ?? record.capability;
@@ -258,19 +320,22 @@ export class TalkService {
       turn.openTimer = setTimeout(() => this.storeOpen(turn), OPEN_TURN_AFTER_MS);
       turn.openTimer.unref();
     }
-    if (turn.decided) await this.answer(turn, caller, emit);
-    const { approvals } = turn;
-    // Once a call waits for a person and none is still running, the model is not asked again.
-    const pumped = approvals
-      ? (chunk: TalkChunk): void | Promise<void> => {
-          const handed = emit(chunk);
-          if (approvals.settled) run.stop('approval');
-          return handed;
-        }
-      : emit;
+    for (const decided of turn.decided ?? []) await this.answer(decided, turn, caller, emit);
+    const { approvals, toolSteps } = turn;
+    // Once a call waits for a person or the client and none is still running, the model is not asked again.
+    const pumped =
+      approvals || turn.clientTools
+        ? (chunk: TalkChunk): void | Promise<void> => {
+            const handed = emit(chunk);
+            if (approvals?.settled) run.stop('approval');
+            else if (toolSteps.handedOff) run.stop('client');
+            return handed;
+          }
+        : emit;
     const outcome = await run.pump(invoke, pumped);
     const asked = approvals?.asked.length ? approvals.asked : undefined;
-    if (asked && outcome.status === 'complete') {
+    const handedOver = toolSteps.handedOver.length && outcome.status === 'complete' ? toolSteps.handedOver.map(({ id, name, arguments: args }) => ({ id, name, arguments: args })) : undefined;
+    if (asked && outcome.status === 'complete' && turn.approvalsInReply !== false) {
       for (const a of asked) handOver(emit, { event: 'approval.required', ...a });
       const question = approvalQuestionText(asked);
       const delta = outcome.text ? `\n\n${question}` : question;
@@ -291,7 +356,10 @@ export class TalkService {
       this.logFailure('Could not store a /talk turn', error, turn);
       return { status: 'complete', text: outcome.text, failure: error };
     }
-    return withSide({ status: 'complete', text: outcome.text, ...(asked ? { approvals: asked } : {}) }, sideStored);
+    return withSide(
+      { status: 'complete', text: outcome.text, ...(asked ? { approvals: asked, approvalCalls: { ...approvals!.callIds } } : {}), ...(handedOver ? { handedOver } : {}) },
+      sideStored,
+    );
   }
 
   /**
@@ -348,12 +416,11 @@ export class TalkService {
     );
   }
 
-  /** The turn's two rows: the user's message, and the reply as `outcome` has it. */
+  /** The turn's rows: the user's message (none in a turn that continues without one), and the reply as `outcome` has it. */
   private turnRows(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): NewTalkTurn[] {
-    return [
-      { role: 'user', content: turn.message, messageId: turn.userMessageId, status: 'complete', createdAt: turn.receivedAt },
-      { role: 'assistant', content: outcome.text, messageId: turn.messageId, status: outcome.status, createdAt: new Date(), toolSteps: turn.toolSteps.snapshot() },
-    ];
+    const reply: NewTalkTurn = { role: 'assistant', content: outcome.text, messageId: turn.messageId, status: outcome.status, createdAt: new Date(), toolSteps: turn.toolSteps.snapshot() };
+    if (turn.message === undefined) return [reply];
+    return [{ role: 'user', content: turn.message, messageId: turn.userMessageId, status: 'complete', createdAt: turn.receivedAt }, reply];
   }
 
   private async recordQuietly(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<boolean> {
@@ -406,7 +473,8 @@ function withSide(result: TurnResult, sideStored: boolean): TurnResult {
 
 /** What the service keeps of an open turn. */
 interface TurnState {
-  message: string;
+  /** The person's message; undefined in a turn that continues without one. */
+  message?: string;
   sessionId?: string;
   /** `hashSessionId(sessionId)`, computed once: the only form storage sees. */
   keyHash?: Buffer;
@@ -429,8 +497,12 @@ interface TurnState {
   ending?: boolean;
   /** The gate of the turn's tool calls (approvals on and tools offered). */
   approvals?: TurnApprovals;
-  /** The approval this turn answers, decided by it. */
-  decided?: DecidedApproval;
+  /** The approvals this turn answers, decided by it. */
+  decided?: DecidedApproval[];
+  /** The client's tools offered this turn (TurnRequest.clientTools, checked). */
+  clientTools?: readonly TalkTool[];
+  /** TurnRequest.approvalsInReply. */
+  approvalsInReply?: boolean;
   /** The approved (or denied) call, once run: replayed to the model after the user's message. */
   answered: TalkToolStep[];
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import type { JsonSchema } from '../../interfaces/catalog.interface';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
 import { RestapRegistry, type RegisteredCapability } from '../registry/restap.registry';
 import type { RestapCaller } from '../caller';
 import { CapabilityInvoker } from '../invoker/capability-invoker';
@@ -49,7 +49,7 @@ export class CapabilityTools {
   constructor(
     private readonly registry: RestapRegistry,
     private readonly invoker: CapabilityInvoker,
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
   ) {}
 
   /**

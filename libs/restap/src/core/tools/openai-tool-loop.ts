@@ -62,7 +62,10 @@ interface AssembledCall {
  * back and asks again, up to `maxSteps` rounds, then once more without tools. Text streams as it
  * comes; each call is framed by `tool.start` `{id, name, arguments}` and `tool.end`
  * `{id, name, ok, result}`. A failed call (unknown tool, invalid arguments, refusal, timeout) is
- * the model's tool result, not the turn's error. `ctx.signal` stops the requests and calls in flight.
+ * the model's tool result, not the turn's error. A call of a client tool (an AG-UI frontend tool,
+ * `ctx.tools.list` entries with `client: true`) gets `tool.start` and no `tool.end`: once the
+ * step's other calls have answered, the loop ends, and the session's next turn carries the
+ * client's result (`ctx.toMessages()` has it). `ctx.signal` stops the requests and calls in flight.
  *
  * @example
  * @Talk()
@@ -117,8 +120,12 @@ export async function* openAiToolLoop(ctx: TalkContext, options: OpenAiToolLoopO
     const results: TalkToolResult[] = [];
     for await (const [i, result] of settledInOrderOfCompletion(asked.map((c) => ctx.tools.call(c.name, c.arguments, { id: c.id, step: `${loop}:${step}` })))) {
       results[i] = result;
+      // A client tool's call has no result yet: the client runs it once the turn has ended.
+      if (!result.ok && result.pending) continue;
       yield { event: 'tool.end', id: result.id, name: asked[i].name, ok: result.ok, result: short(result.content) };
     }
+    // Handed to the client: the turn ends here; the session's next turn carries its result.
+    if (results.some((r) => !r.ok && r.pending)) return;
     for (const result of results) messages.push({ role: 'tool', tool_call_id: result.id, content: result.content });
     if (ctx.signal.aborted) return;
   }

@@ -1,3 +1,4 @@
+import type { A2aDoorOptions } from './a2a.options';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { TaskState, type Part } from '@a2a-js/sdk';
 import type { AgentExecutor, ExecutionEventBus, RequestContext } from '@a2a-js/sdk/server';
@@ -6,7 +7,6 @@ import { InvalidSessionIdException } from '../../exceptions';
 import { parseSessionId } from '../../sessions/session-id';
 import { checkTurnMessage } from '../../core/talk/turn-message.rule';
 import { toErrorBody } from '../kit/http/restap-exception.filter';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import type { TalkChunk } from '../../interfaces/talk.interface';
 import { TalkService, type OpenTurn, type TurnEnding } from '../../core/talk/talk.service';
 import { A2aTaskStore, a2aCallerOf } from './a2a-task.store';
@@ -46,7 +46,7 @@ export class A2aAgentExecutor implements AgentExecutor {
     private readonly talk: TalkService,
     private readonly tools: CapabilityTools,
     private readonly tasks: A2aTaskStore,
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: A2aDoorOptions,
     @Optional() private readonly approvals?: ApprovalService,
   ) {}
 

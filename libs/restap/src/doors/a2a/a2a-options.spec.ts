@@ -1,6 +1,7 @@
+import type { A2aDoorOptions } from './a2a.options';
 import { RestapBootstrapError } from '../../exceptions/restap-bootstrap.error';
 import { resolveOptions } from '../../restap-options.resolver';
-import type { RestapModuleOptions } from '../../interfaces/restap-options.interface';
+import type { RestapModuleOptions } from '../../restap-options';
 
 const agent = { name: 'Agent' };
 const a2aOf = (a2a: unknown) => resolveOptions({ agent, a2a } as RestapModuleOptions).a2a;

@@ -1,10 +1,10 @@
+import type { A2aDoorOptions } from './a2a.options';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { PushNotificationStore, ServerCallContext } from '@a2a-js/sdk/server';
 import { randomUUID } from 'node:crypto';
 import { RESTAP_OPTIONS } from '../../restap.constants';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { RestapSql, statement } from '../../persistence/restap-sql';
 import { a2aCallerOf } from './a2a-task.store';
 import { storableId } from './a2a-request.check';
@@ -42,7 +42,7 @@ export class A2aPushStore implements PushNotificationStore {
 
   constructor(
     private readonly sql: RestapSql,
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: A2aDoorOptions,
   ) {}
 
   async save(taskId: string, context: ServerCallContext, config: TaskPushNotificationConfig): Promise<void> {

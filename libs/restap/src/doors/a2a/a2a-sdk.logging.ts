@@ -1,7 +1,7 @@
+import type { A2aDoorOptions } from './a2a.options';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { A2AError, toJsonRpcError } from '@a2a-js/sdk/errors';
 import { RESTAP_OPTIONS } from '../../restap.constants';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 
 /** Longest line written for one SDK message, in characters. */
 export const SDK_LINE_CHARS = 300;
@@ -45,7 +45,7 @@ const wrappers = new Map<Method, (...args: unknown[]) => void>();
 export class A2aSdkLogging implements OnApplicationBootstrap, OnApplicationShutdown {
   private installed = false;
 
-  constructor(@Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions) {}
+  constructor(@Inject(RESTAP_OPTIONS) private readonly options: A2aDoorOptions) {}
 
   onApplicationBootstrap(): void {
     if (!this.options.a2a.enabled || this.installed) return;

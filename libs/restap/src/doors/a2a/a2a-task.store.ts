@@ -1,3 +1,4 @@
+import type { A2aDoorOptions } from './a2a.options';
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { Role, Task, TaskState, TaskStatus, taskStateToJSON, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
 import type { ServerCallContext, TaskStore } from '@a2a-js/sdk/server';
@@ -13,7 +14,6 @@ import { compactText, shareTask, withContextId } from './a2a-task.copies';
 import { FAIL_ORPHAN_TASKS, LIST_BY_CONTEXT, LIST_BY_OWNER, LOAD, MAX_SAVE_BATCH, SAVE, SAVE_MANY, TASK_SIDE, type TaskRow, type TaskWrite } from './a2a-task.sql';
 import { RestapReplicas } from '../../core/lifecycle/restap-replicas.service';
 import { RESTAP_OPTIONS } from '../../restap.constants';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { dataPart, textPart } from './a2a-events';
 
 /** What a task whose instance died says, in its failed status (see {@link A2aTaskStore.failOrphans}). */
@@ -63,7 +63,7 @@ export class A2aTaskStore implements TaskStore, OnModuleInit {
   constructor(
     private readonly sql: RestapSql,
     private readonly replicas: RestapReplicas,
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: A2aDoorOptions,
   ) {
     this.instanceId = replicas.id;
   }

@@ -1,3 +1,4 @@
+import type { A2aDoorOptions } from './a2a.options';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleInit, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { AGENT_CARD_PATH, AgentCard } from '@a2a-js/sdk';
@@ -7,7 +8,6 @@ import { RESTAP_OPTIONS, SESSION_ID_PATTERN } from '../../restap.constants';
 import { mintSessionId } from '../../sessions/session-id';
 import { RestapRegistry } from '../../core/registry/restap.registry';
 import { InvalidJsonException, InvalidRequestException, MethodNotAllowedException, UnsupportedMediaTypeException, type RestapException } from '../../exceptions';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { RestapReplicas } from '../../core/lifecycle/restap-replicas.service';
 import { A2aCaller } from './a2a-caller';
 import { callerOf } from '../../core/caller';
@@ -79,7 +79,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: A2aDoorOptions,
     private readonly registry: RestapRegistry,
     private readonly tasks: A2aTaskStore,
     private readonly executor: A2aAgentExecutor,

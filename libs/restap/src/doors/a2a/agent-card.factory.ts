@@ -6,14 +6,14 @@ import type { RegisteredCapability } from '../../core/registry/restap.registry';
 import type { JsonSchema } from '../../interfaces/catalog.interface';
 import type { AuthorizationServerInfo } from '../kit/auth/oauth-gate';
 import { requiredScopesOf } from '../../core/auth/capability-scopes';
-import type { ResolvedRestapOptions, RestapA2aSecurityScheme } from '../../interfaces/restap-options.interface';
+import type { A2aDoorOptions, RestapA2aSecurityScheme } from './a2a.options';
 
 const TEXT = 'text/plain';
 const JSON_MODE = 'application/json';
 
 /** What the card needs from the module, gathered once at bootstrap. */
 export interface AgentCardSource {
-  options: ResolvedRestapOptions;
+  options: A2aDoorOptions;
   capabilities: RegisteredCapability[];
   /** The @Talk() handler is there (and talk is enabled). */
   talk: boolean;
@@ -72,7 +72,7 @@ export function cardFor(card: AgentCard, origin: string, path: string, restPath:
   return { ...card, supportedInterfaces: duplicateInterfacesForLegacy([jsonRpc, ...rest], ['JSONRPC', ...(rest.length ? ['HTTP+JSON'] : [])]) };
 }
 
-function talkSkill(options: ResolvedRestapOptions): AgentSkill {
+function talkSkill(options: A2aDoorOptions): AgentSkill {
   return {
     id: TALK_SKILL_ID,
     name: options.talk.title,

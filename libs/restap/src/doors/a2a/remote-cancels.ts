@@ -1,7 +1,7 @@
+import type { A2aDoorOptions } from './a2a.options';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import { RESTAP_OPTIONS } from '../../restap.constants';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { RestapSql, statement } from '../../persistence/restap-sql';
 import { hashSessionId } from '../../sessions/session-id';
 import { a2aCallerOf } from './a2a-task.store';
@@ -36,7 +36,7 @@ export class RemoteCancels implements OnApplicationBootstrap, OnApplicationShutd
   constructor(
     private readonly sql: RestapSql,
     private readonly executor: A2aAgentExecutor,
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: A2aDoorOptions,
   ) {}
 
   onApplicationBootstrap(): void {

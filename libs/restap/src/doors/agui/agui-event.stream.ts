@@ -1,4 +1,4 @@
-import { EventType, PROTOCOL_VERSION, type BaseEvent } from '@ag-ui/core';
+import { EventType, PROTOCOL_VERSION, type BaseEvent, type RunFinishedOutcome } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
 import type { Response } from 'express';
 import type { TalkChunk } from '../../interfaces/talk.interface';
@@ -59,6 +59,8 @@ export class AguiEventStream {
     }
     const { event, ...fields } = chunk as { event: string } & Record<string, unknown>;
     if (event === 'tool.start') return this.startCall(fields);
+    // The run's interrupts carry them (see finish).
+    if (event === 'approval.required') return undefined;
     if (event === 'tool.end') {
       const toolCallId = this.idOf(fields);
       if (!this.calls.has(toolCallId)) this.startCall({ ...fields, id: toolCallId });
@@ -74,11 +76,15 @@ export class AguiEventStream {
     return this.send({ type: EventType.CUSTOM, name: `restap.${event}`, value: fields } as BaseEvent);
   }
 
-  /** TEXT_MESSAGE_END and RUN_FINISHED, then the end of the response. */
-  finish(): void {
+  /**
+   * TEXT_MESSAGE_END and RUN_FINISHED with the run's outcome (success, naming the frontend tool
+   * calls left for the client in `pendingToolCallIds`; or the interrupts it waits on), then the end
+   * of the response.
+   */
+  finish(outcome: RunFinishedOutcome = { type: 'success' }): void {
     const { threadId, runId, messageId } = this.run;
     this.send({ type: EventType.TEXT_MESSAGE_END, messageId } as BaseEvent);
-    this.send({ type: EventType.RUN_FINISHED, threadId, runId, outcome: { type: 'success' } } as BaseEvent);
+    this.send({ type: EventType.RUN_FINISHED, threadId, runId, outcome } as BaseEvent);
     this.end();
   }
 

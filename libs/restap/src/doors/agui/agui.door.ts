@@ -1,9 +1,9 @@
+import type { AguiDoorOptions } from './agui.options';
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { InvalidRequestException, MethodNotAllowedException, RestapException, RouteNotFoundException } from '../../exceptions';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { callerOf } from '../../core/caller';
 import { TalkService, type OpenTurn } from '../../core/talk/talk.service';
 import { isStorageError } from '../../persistence/storage-errors';
@@ -15,8 +15,36 @@ import { toErrorBody } from '../kit/http/restap-exception.filter';
 import { context } from '@opentelemetry/api';
 import { startDoorSpan } from '../../core/telemetry/restap.telemetry';
 import { ATTR } from '../../core/telemetry/telemetry.names';
-import { readAguiRun, type AguiRun } from './agui-run.input';
+import type { Interrupt, RunFinishedOutcome } from '@ag-ui/core';
+import type { TurnResult } from '../../core/talk/talk.service';
+import { APPROVAL_RESPONSE_SCHEMA, readAguiRun, type AguiRun } from './agui-run.input';
 import { AguiEventStream } from './agui-event.stream';
+
+/**
+ * How a complete run finished: waiting on a person's approvals (AG-UI's interrupt outcome, one
+ * interrupt per approval, resumed with `resume` entries), or a success naming the frontend tool
+ * calls it left for the client.
+ */
+function outcomeOf(result: TurnResult): RunFinishedOutcome {
+  if (result.approvals?.length) {
+    return {
+      type: 'interrupt',
+      interrupts: result.approvals.map((a): Interrupt => {
+        const toolCallId = result.approvalCalls?.[a.id];
+        return {
+          id: a.id,
+          reason: 'tool_approval',
+          message: a.question,
+          ...(toolCallId ? { toolCallId } : {}),
+          responseSchema: { ...APPROVAL_RESPONSE_SCHEMA },
+          expiresAt: a.expires_at,
+          metadata: { capability: a.capability, arguments: a.arguments },
+        };
+      }),
+    };
+  }
+  return result.handedOver?.length ? { type: 'success', pendingToolCallIds: result.handedOver.map((c) => c.id) } : { type: 'success' };
+}
 
 /** The handler the host's guards see on the AG-UI endpoint (`context.getClass()`). */
 class AguiEndpoint {
@@ -31,7 +59,10 @@ const AGUI_METHODS = ['POST'];
  * The AG-UI door: `POST {agui.path}` takes an AG-UI `RunAgentInput` and runs it as a turn of the
  * `@Talk()` handler through the core's TalkService, streaming the run as AG-UI events
  * (`@ag-ui/encoder`: SSE, or protobuf when the client's `Accept` asks for it). `threadId` is the
- * RESTAP session: a second run on the same thread continues the stored conversation.
+ * RESTAP session: a second run on the same thread continues the stored conversation. The run's
+ * `tools` are offered to the model as client tools: a call of one ends the run (success, with
+ * `pendingToolCallIds`) and the next run's `tool` message carries its result. An approval the turn
+ * asks ends the run with AG-UI's interrupt outcome; the next run's `resume` entries answer it.
  *
  * As the MCP door, it sits on the host's HTTP adapter in two places: while the application is
  * created, ahead of the host's middleware, the checks before the body is read — the method (405;
@@ -50,7 +81,7 @@ export class AguiDoor implements OnModuleInit {
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: AguiDoorOptions,
     private readonly talk: TalkService,
     kit: DoorKit,
   ) {
@@ -117,7 +148,17 @@ export class AguiDoor implements OnModuleInit {
       turn?.stop('disconnect');
     });
     try {
-      turn = await this.talk.open({ message: run.message, sessionId: run.sessionId, sessionMinted: run.sessionMinted, caller: callerOf(req) });
+      turn = await this.talk.open({
+        message: run.message,
+        sessionId: run.sessionId,
+        sessionMinted: run.sessionMinted,
+        caller: callerOf(req),
+        clientTools: run.tools,
+        clientResults: run.toolResults,
+        ...(run.approvals.length ? { approval: run.approvals } : {}),
+        // Asked as AG-UI interrupts, not in the reply's text.
+        approvalsInReply: false,
+      });
     } catch (error) {
       return this.refuse(res, error, run);
     }
@@ -127,7 +168,7 @@ export class AguiDoor implements OnModuleInit {
     const result = await turn.run((chunk) => stream.chunk(chunk));
     if (result.status === 'aborted') return stream.end();
     if (result.failure !== undefined) return stream.fail(toErrorBody(result.failure).body);
-    stream.finish();
+    stream.finish(outcomeOf(result));
   }
 
   /** A turn the core would not open (no handler, storage down, a message it cannot store): JSON, as on /talk. */

@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional, type Type } from '@nestjs/common';
 import type { Request } from 'express';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { ShuttingDownException } from '../../exceptions';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
 import { RestapDrain } from '../../core/lifecycle/restap-drain.service';
 import { RestapRateLimit } from './rate-limit/restap-rate-limit';
 import { DoorGuards, type DoorEndpoint } from './guards/door-guards';
@@ -23,7 +23,7 @@ export class DoorKit {
   private readonly json: JsonBodyReader;
 
   constructor(
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
     private readonly drain: RestapDrain,
     private readonly rateLimiter: RestapRateLimit,
     private readonly guards: DoorGuards,

@@ -1,8 +1,9 @@
+import type { McpDoorOptions, RestapMcpSessionOptions } from './mcp.options';
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { isInitializeRequest, legacyStatelessFallback, WebStandardStreamableHTTPServerTransport, type LegacyHttpHandler, type McpHandlerRequestOptions, type McpServer } from '@modelcontextprotocol/server';
 import { randomBytes } from 'node:crypto';
 import { RESTAP_OPTIONS } from '../../restap.constants';
-import type { ResolvedRestapOptions, RestapMcpSessionOptions } from '../../interfaces/restap-options.interface';
+
 import { logLine } from '../kit/http/log-line';
 import { McpServerFactory } from './mcp-server.factory';
 import { mcpSessionHash, McpSessionStore } from './mcp-session.store';
@@ -54,7 +55,7 @@ export class McpLegacySessions implements OnApplicationShutdown {
   private sweeper?: NodeJS.Timeout;
 
   constructor(
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: McpDoorOptions,
     private readonly factory: McpServerFactory,
     private readonly store: McpSessionStore,
   ) {}

@@ -1,7 +1,7 @@
+import type { McpDoorOptions } from './mcp.options';
 import { fromJsonSchema, ProtocolError, type JsonSchemaType, ProtocolErrorCode, ResourceTemplate, type CallToolResult, type McpServer, type ReadResourceResult, type ServerContext } from '@modelcontextprotocol/server';
 import { toErrorBody } from '../kit/http/restap-exception.filter';
 import { InvalidSinceException } from '../../exceptions';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import type { NewsService } from '../../core/news/news.service';
 import { parseSessionId } from '../../sessions/session-id';
 import { SESSION_ID_PATTERN } from '../../restap.constants';
@@ -22,7 +22,7 @@ export const NEWS_POST_TOOL = 'news_post';
  * `news_post` tool stores an item as POST /news does and only acknowledges it: the agent never
  * replies to news. Built once; the session is the header of the request being served, read when a handler runs.
  */
-export function newsRegistrations(news: NewsService, options: ResolvedRestapOptions): McpRegistration[] {
+export function newsRegistrations(news: NewsService, options: McpDoorOptions): McpRegistration[] {
   const scope = options.news.scope;
   const sessionNote = scope === 'session' ? ' This agent keeps news per session: send the Restap-Session-Id header.' : '';
   // Items change with every post: a 2026-07-28 client must not serve a read from its cache.
@@ -43,7 +43,7 @@ export function newsRegistrations(news: NewsService, options: ResolvedRestapOpti
   ];
 }
 
-function newsPostRegistration(news: NewsService, options: ResolvedRestapOptions): McpRegistration {
+function newsPostRegistration(news: NewsService, options: McpDoorOptions): McpRegistration {
   const input = {
     type: 'object',
     properties: {

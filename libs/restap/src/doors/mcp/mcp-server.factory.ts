@@ -1,7 +1,7 @@
+import type { McpDoorOptions } from './mcp.options';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { McpServer, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { RESTAP_OPTIONS } from '../../restap.constants';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { RestapRegistry } from '../../core/registry/restap.registry';
 import { CapabilityTools } from '../../core/tools/capability-tools';
 import { ApprovalService } from '../../core/approvals/approval.service';
@@ -35,7 +35,7 @@ const SERVER_VERSION = '0.1.0';
 @Injectable()
 export class McpServerFactory {
   constructor(
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: McpDoorOptions,
     private readonly registry: RestapRegistry,
     private readonly tools: CapabilityTools,
     private readonly talk: TalkService,

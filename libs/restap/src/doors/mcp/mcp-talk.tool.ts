@@ -1,6 +1,6 @@
+import type { McpDoorOptions } from './mcp.options';
 import { fromJsonSchema, type CallToolResult, type InputRequiredResult, type JsonSchemaType, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import { toErrorBody } from '../kit/http/restap-exception.filter';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import type { TalkChunk } from '../../interfaces/talk.interface';
 import { SESSION_ID_PATTERN } from '../../restap.constants';
 import { parseSessionId } from '../../sessions/session-id';
@@ -36,7 +36,7 @@ interface TalkToolOutput {
  * that approval (message `Approve` / `Deny`). Other clients read the question in the reply and
  * answer `approve` in the same session.
  */
-export function talkToolRegistration(talk: TalkService, options: ResolvedRestapOptions, rounds?: McpApprovalRounds): McpRegistration {
+export function talkToolRegistration(talk: TalkService, options: McpDoorOptions, rounds?: McpApprovalRounds): McpRegistration {
   const { maxMessageLength, sessions } = options.talk;
   const input = {
     type: 'object',

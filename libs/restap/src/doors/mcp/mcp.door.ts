@@ -1,3 +1,4 @@
+import type { McpDoorOptions } from './mcp.options';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { createMcpHandler, isLegacyRequest, PARSE_ERROR, type McpHttpHandler } from '@modelcontextprotocol/server';
@@ -6,7 +7,6 @@ import type { NextFunction, Request, Response } from 'express';
 import { context } from '@opentelemetry/api';
 import { RESTAP_OPTIONS, SESSION_ID_HEADER } from '../../restap.constants';
 import { InvalidJsonException, InvalidRequestException, MethodNotAllowedException } from '../../exceptions';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { callerOf } from '../../core/caller';
 import { parseSessionId } from '../../sessions/session-id';
 import { bindCall, type McpCall } from './mcp-call.context';
@@ -61,7 +61,7 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: McpDoorOptions,
     private readonly factory: McpServerFactory,
     private readonly notifier: McpNewsNotifier,
     private readonly sessions: McpLegacySessions,

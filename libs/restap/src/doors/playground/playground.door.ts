@@ -1,9 +1,9 @@
+import type { PlaygroundDoorOptions } from './playground.options';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleInit } from '@nestjs/common';
 import { ApplicationConfig, HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { CATALOG_PATH, RESTAP_OPTIONS } from '../../restap.constants';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { MethodNotAllowedException, RouteNotFoundException } from '../../exceptions';
 import { writeDoorError } from '../kit/http/door-error.writer';
 import { PlaygroundAssets, type PlaygroundAsset } from './playground.assets';
@@ -44,7 +44,7 @@ export class PlaygroundDoor implements OnModuleInit, OnApplicationBootstrap {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly appConfig: ApplicationConfig,
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: PlaygroundDoorOptions,
   ) {}
 
   onModuleInit(): void {

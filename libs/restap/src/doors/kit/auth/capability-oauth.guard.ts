@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import { RESTAP_OPTIONS } from '../../../restap.constants';
-import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../../interfaces/restap-options.interface';
 import { CALLER_AUTH, callerOf } from '../../../core/caller';
 import { RestapRegistry } from '../../../core/registry/restap.registry';
 import { missingScopes, requiredScopesOf } from '../../../core/auth/capability-scopes';
@@ -17,7 +17,7 @@ import { OAUTH_RESOURCE, type OAuthGate } from './oauth-gate';
 @Injectable()
 export class CapabilityOAuthGuard implements CanActivate {
   constructor(
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
     private readonly registry: RestapRegistry,
     @Optional() @Inject(OAUTH_RESOURCE) private readonly resource: OAuthGate | null = null,
   ) {}

@@ -13,7 +13,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Request } from 'express';
-import type { ResolvedRestapOAuthOptions, ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
+import type { ResolvedRestapOAuthOptions, ResolvedRestapCoreOptions } from '../../../interfaces/restap-options.interface';
 import { AuthUnavailableException, InsufficientScopeException, InvalidTokenException } from '../../../exceptions';
 import { RestapBootstrapError } from '../../../exceptions/restap-bootstrap.error';
 import { CALLER_AUTH, type RestapCallerAuth } from '../../../core/caller';
@@ -52,7 +52,7 @@ export class OAuthResource implements OAuthTokenVerifier, OAuthGate {
   private failedAt = 0;
 
   constructor(
-    options: ResolvedRestapOptions,
+    options: ResolvedRestapCoreOptions,
     private readonly registry: RestapRegistry,
   ) {
     if (!options.auth.oauth) throw new RestapBootstrapError('OAuthResource needs auth.oauth.');
@@ -85,7 +85,7 @@ export class OAuthResource implements OAuthTokenVerifier, OAuthGate {
   /** The scopes a capability requires, gathered (or `auth.oauth.scopesSupported`). */
   private scopesSupported(): string[] | undefined {
     if (this.oauth.scopesSupported) return this.oauth.scopesSupported;
-    const options = { auth: { oauth: this.oauth } } as ResolvedRestapOptions;
+    const options = { auth: { oauth: this.oauth } } as ResolvedRestapCoreOptions;
     const scopes = new Set(this.registry.getCapabilities().flatMap((c) => requiredScopesOf(c, options)));
     return scopes.size ? [...scopes] : undefined;
   }

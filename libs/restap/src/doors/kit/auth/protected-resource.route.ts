@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
 import { RESTAP_OPTIONS } from '../../../restap.constants';
-import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../../interfaces/restap-options.interface';
 import { MethodNotAllowedException } from '../../../exceptions';
 import { doorPathOf } from '../door-pipeline';
 import { writeDoorError } from '../http/door-error.writer';
@@ -22,10 +22,10 @@ export class ProtectedResourceRoute {
 
   constructor(
     adapterHost: HttpAdapterHost,
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
     @Optional() @Inject(OAUTH_RESOURCE) private readonly resource: OAuthGate | null = null,
   ) {
-    this.paths = new Set([PROTECTED_RESOURCE_PATH, `${PROTECTED_RESOURCE_PATH}${options.mcp.path}`, `${PROTECTED_RESOURCE_PATH}${options.a2a.path}`]);
+    this.paths = new Set([PROTECTED_RESOURCE_PATH, ...[options.doorPaths.mcp, options.doorPaths.a2a].filter((path) => path !== undefined).map((path) => `${PROTECTED_RESOURCE_PATH}${path}`)]);
     if (resource) this.paths.add(new URL(resource.metadataUrl).pathname);
     if (!resource) return;
     adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.handle(req, res, next));

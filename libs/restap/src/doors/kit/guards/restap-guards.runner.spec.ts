@@ -3,7 +3,7 @@ import { ModuleRef } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { of } from 'rxjs';
 import { RestapGuardsRunner } from './restap-guards.runner';
-import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../../interfaces/restap-options.interface';
 
 const calls: string[] = [];
 const verdicts: Record<string, unknown> = {};
@@ -25,7 +25,7 @@ const context = {} as ExecutionContext;
 
 async function runner(...guards: Array<new () => CanActivate>): Promise<RestapGuardsRunner> {
   const moduleRef = await Test.createTestingModule({ providers: guards }).compile();
-  return new RestapGuardsRunner({ guards } as unknown as ResolvedRestapOptions, moduleRef.get(ModuleRef));
+  return new RestapGuardsRunner({ guards } as unknown as ResolvedRestapCoreOptions, moduleRef.get(ModuleRef));
 }
 
 describe('RestapGuardsRunner: the guards option on /talk and /news, in order', () => {

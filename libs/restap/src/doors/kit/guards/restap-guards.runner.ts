@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Inject, Injectable, Type } from '@nestjs
 import { ModuleRef } from '@nestjs/core';
 import { isObservable, lastValueFrom } from 'rxjs';
 import { RESTAP_OPTIONS } from '../../../restap.constants';
-import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../../interfaces/restap-options.interface';
 
 /**
  * Runs the `guards` option on the module's /talk and /news routes, in order, after the host's
@@ -16,7 +16,7 @@ export class RestapGuardsRunner implements CanActivate {
   private resolved?: CanActivate[];
 
   constructor(
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
     private readonly moduleRef: ModuleRef,
   ) {}
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { RESTAP_OPTIONS } from '../../../restap.constants';
-import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../../interfaces/restap-options.interface';
 import { StreamSlots } from '../../../core/talk/stream-slots';
 import { observeGauge } from '../../../core/telemetry/restap.metrics';
 import { METRIC } from '../../../core/telemetry/telemetry.names';
@@ -17,7 +17,7 @@ import { METRIC } from '../../../core/telemetry/telemetry.names';
 export class DoorStreams {
   private readonly slots: StreamSlots;
 
-  constructor(@Inject(RESTAP_OPTIONS) options: ResolvedRestapOptions) {
+  constructor(@Inject(RESTAP_OPTIONS) options: ResolvedRestapCoreOptions) {
     this.slots = new StreamSlots(options.talk.maxStreams, options.talk.maxStreamsPerClient);
     observeGauge(METRIC.openStreams, 'Long-lived streams open on this instance (SSE /talk, MCP, A2A).', this, (streams) => streams.open);
   }

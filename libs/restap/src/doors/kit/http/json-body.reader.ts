@@ -14,7 +14,7 @@ import { writeDoorError } from './door-error.writer';
  */
 export type JsonBodyRefusal = (res: Response, error: RestapException) => void;
 
-/** The limits a door's body is read with (`ResolvedRestapOptions['limits']`). */
+/** The limits a door's body is read with (`ResolvedRestapCoreOptions['limits']`). */
 export interface JsonBodyLimits extends LingeringCloseLimits {
   bodyBytes: number;
   maxJsonDepth: number;

@@ -16,10 +16,8 @@ import { expressMessageClasses } from './express-message-classes';
  * two objects, and everything hung on them during the request, survive young-generation
  * collections and are promoted to the old generation, so each request costs a copy and then a
  * full mark-compact to reclaim. Here the swap sets the prototype they already have, which changes
- * nothing. Measured with Node 20 on the 2-vCPU bench machine: bare Express 5 with `express.json()`
- * served 2.2–3.5x the requests (`npm run bench`, the two Express floor rows), and `--trace-gc`
- * showed 86 scavenges and 15 mark-compacts in 4 s of load become scavenges of 0.1–0.3 ms and no
- * mark-compact.
+ * nothing (the two Express floor rows of `npm run bench` show what it saves; BENCHMARKS.md,
+ * "Measurements behind the code").
  *
  * Nothing else changes: the objects are still `http.IncomingMessage` and `http.ServerResponse`
  * instances with Express's API, and a mounted Express sub-app still swaps to its own prototypes

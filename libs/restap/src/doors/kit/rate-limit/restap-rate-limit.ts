@@ -3,7 +3,7 @@ import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
 import { RESTAP_OPTIONS } from '../../../restap.constants';
 import { TooManyRequestsException } from '../../../exceptions';
-import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../../interfaces/restap-options.interface';
 import { writeDoorError } from '../http/door-error.writer';
 import { lingeringClose } from '../http/lingering-close';
 import { countRateLimitRefusal } from '../../../core/telemetry/restap.metrics';
@@ -26,7 +26,7 @@ export class RestapRateLimit {
   private readonly logger = new Logger('Restap');
 
   constructor(
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
     @Inject(RESTAP_THROTTLER_STORAGE) private readonly storage: ThrottlerStorage,
   ) {}
 

@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { Server, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import { CATALOG_PATH, RESTAP_OPTIONS } from '../../../restap.constants';
-import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../../interfaces/restap-options.interface';
 import { CatalogService } from './catalog.service';
 
 /**
@@ -13,7 +13,7 @@ import { CatalogService } from './catalog.service';
  *
  * When no `cors` option asks for per-origin headers, the catalog is answered one step earlier
  * still, on the HTTP server itself, before Express: the document is public and identical for
- * everyone, and Express's per-request setup cost several times the bytes' own write (profiled).
+ * everyone, and Express's per-request setup costs several times the bytes' own write.
  */
 @Injectable()
 export class CatalogRoute implements OnApplicationBootstrap {
@@ -22,7 +22,7 @@ export class CatalogRoute implements OnApplicationBootstrap {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly catalog: CatalogService,
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
   ) {}
 
   onApplicationBootstrap(): void {

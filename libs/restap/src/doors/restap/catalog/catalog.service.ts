@@ -2,8 +2,8 @@ import { Inject, Injectable, OnApplicationBootstrap, Optional } from '@nestjs/co
 import { createHash } from 'node:crypto';
 import { CONTENT_TYPE_JSON, CONTENT_TYPE_SSE, RESTAP_VERSION, SSE_REQUIRED_EVENTS, RESTAP_OPTIONS, TOOL_EVENTS } from '../../../restap.constants';
 import { RestapRegistry, RegisteredCapability } from '../../../core/registry/restap.registry';
-import type { CatalogCapability, RestapCatalog, RestapProtocols } from '../../../interfaces/catalog.interface';
-import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
+import type { CatalogCapability, RestapCatalog } from '../../../interfaces/catalog.interface';
+import type { ResolvedRestapCoreOptions } from '../../../interfaces/restap-options.interface';
 import { MAX_NEWS_WAIT_SECONDS } from '../../../core/news/news-request.parser';
 import { CapabilityTools } from '../../../core/tools/capability-tools';
 import { ApprovalService } from '../../../core/approvals/approval.service';
@@ -21,7 +21,7 @@ export class CatalogService implements OnApplicationBootstrap {
   private serialized?: { bytes: Buffer; etag: string };
 
   constructor(
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
     private readonly registry: RestapRegistry,
     @Optional() private readonly tools?: CapabilityTools,
     @Optional() private readonly approvals?: ApprovalService,
@@ -47,8 +47,8 @@ export class CatalogService implements OnApplicationBootstrap {
   }
 
   private build(): RestapCatalog {
-    const { agent, packages } = this.options;
-    const protocols = this.protocols();
+    // `protocols`: the option, with the doors served here merged in by the resolver.
+    const { agent, packages, protocols } = this.options;
     return {
       restap_version: RESTAP_VERSION,
       agent,
@@ -63,13 +63,6 @@ export class CatalogService implements OnApplicationBootstrap {
   private approvalsOnTalk(): boolean {
     const { talk } = this.options;
     return talk.enabled && talk.sessions && talk.tools && (this.tools?.list().length ?? 0) > 0 && this.approvals?.inUse === true;
-  }
-
-  /** The `protocols` option, with the doors this module serves said available at their endpoint. */
-  private protocols(): RestapCatalog['protocols'] {
-    const { protocols, a2a } = this.options;
-    const served: RestapProtocols = a2a.enabled ? { a2a: { available: true, endpoint: a2a.path } } : {};
-    return protocols || Object.keys(served).length ? { ...protocols, ...served } : undefined;
   }
 
   /** talk, news and news_receive, advertised only when served. */

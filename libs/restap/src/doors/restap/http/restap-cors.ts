@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { RESTAP_OPTIONS } from '../../../restap.constants';
-import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../../interfaces/restap-options.interface';
 import * as wire from '../../../wire/constants';
 import { ALLOWED_METHODS, type RouteMatch } from './restap-paths';
 
@@ -15,7 +15,7 @@ const EXPOSE_HEADERS = 'Retry-After';
  */
 @Injectable()
 export class RestapCors {
-  constructor(@Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions) {}
+  constructor(@Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions) {}
 
   /** Called by the front door for requests on the module's paths. */
   handle(req: Request, res: Response, next: () => void, match: RouteMatch): void {

@@ -1,6 +1,6 @@
 import { CATALOG_PATH } from '../../../restap.constants';
 import type { RestapRoutePaths } from '../../../core/registry/restap.registry';
-import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../../interfaces/restap-options.interface';
 
 /** One of the module's own endpoints. */
 export type RestapRoute = 'catalog' | 'talk' | 'news';
@@ -60,7 +60,7 @@ interface CompiledRoute {
 export class RestapPathMatcher {
   private readonly routes: CompiledRoute[];
 
-  constructor(paths: RestapRoutePaths, options: ResolvedRestapOptions, routing: HostRouting = EXPRESS_DEFAULT_ROUTING) {
+  constructor(paths: RestapRoutePaths, options: ResolvedRestapCoreOptions, routing: HostRouting = EXPRESS_DEFAULT_ROUTING) {
     const flags = routing.caseSensitive ? '' : 'i';
     const candidates: Array<[RestapRoute, string | undefined]> = [
       ['catalog', CATALOG_PATH],
@@ -93,6 +93,6 @@ export class RestapPathMatcher {
  * Which enabled module endpoint `path` addresses under `routing` (Express's defaults unless
  * given). Builds a matcher each call: for tests and one-off checks; request paths keep one.
  */
-export function matchRestapRoute(path: string, paths: RestapRoutePaths, options: ResolvedRestapOptions, routing?: HostRouting): RouteMatch | undefined {
+export function matchRestapRoute(path: string, paths: RestapRoutePaths, options: ResolvedRestapCoreOptions, routing?: HostRouting): RouteMatch | undefined {
   return new RestapPathMatcher(paths, options, routing).match(path);
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { RESTAP_OPTIONS } from '../../../restap.constants';
 import { RestapRegistry } from '../../../core/registry/restap.registry';
-import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../../interfaces/restap-options.interface';
 import { hostRoutingOf, RestapPathMatcher, type RouteMatch } from './restap-paths';
 
 /**
@@ -17,7 +17,7 @@ export class RestapRouteMatcher {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     private readonly registry: RestapRegistry,
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
   ) {}
 
   /** The endpoint `path` (Express's `req.path`) addresses, if any. */

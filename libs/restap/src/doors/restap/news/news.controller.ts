@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { IDEMPOTENCY_KEY_HEADER, RESTAP_OPTIONS, ROUTE_METADATA } from '../../../restap.constants';
 import { RestapExceptionFilter } from '../../kit/http/restap-exception.filter';
 import type { NewsAck } from '../../../interfaces/news.interface';
-import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../../interfaces/restap-options.interface';
 import { resolveSessionId } from '../../../sessions/session-id';
 import { writeJson } from '../../kit/http/restap-json.writer';
 import { parseIdempotencyKey, parseLimit, parseSince, parseWait } from '../../../core/news/news-request.parser';
@@ -21,7 +21,7 @@ export function createNewsController(path: string): Type<unknown> {
   class NewsController {
     constructor(
       private readonly news: NewsService,
-      @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+      @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
     ) {}
 
     /**

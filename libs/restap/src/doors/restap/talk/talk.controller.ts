@@ -2,7 +2,7 @@ import { Controller, Delete, Get, HttpCode, Inject, Next, Param, Post, Req, Res,
 import type { NextFunction, Request, Response } from 'express';
 import { RESTAP_OPTIONS, ROUTE_METADATA } from '../../../restap.constants';
 import { RestapExceptionFilter } from '../../kit/http/restap-exception.filter';
-import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../../interfaces/restap-options.interface';
 import { TalkResponder } from './talk.responder';
 import { documentResponses, TALK_RESPONSES } from '../http/restap-openapi';
 import { TalkResume } from './resume/talk-resume.service';
@@ -20,7 +20,7 @@ export function createTalkController(path: string): Type<unknown> {
   class TalkController {
     constructor(
       private readonly talk: TalkResponder,
-      @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+      @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
       private readonly resume: TalkResume,
     ) {}
 

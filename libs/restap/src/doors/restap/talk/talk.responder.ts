@@ -3,7 +3,7 @@ import type { Request, Response } from 'express';
 import { ERROR_CODES, RESTAP_OPTIONS } from '../../../restap.constants';
 import { RestapException } from '../../../exceptions';
 import { toErrorBody } from '../../kit/http/restap-exception.filter';
-import type { ResolvedRestapOptions } from '../../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../../interfaces/restap-options.interface';
 import type { TalkChunk } from '../../../interfaces/talk.interface';
 import { isStorageError } from '../../../persistence/storage-errors';
 import { callerOf } from '../../../core/caller';
@@ -39,7 +39,7 @@ const VARY_ACCEPT = { Vary: 'Accept' };
 @Injectable()
 export class TalkResponder {
   constructor(
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
     private readonly talk: TalkService,
     private readonly streams: DoorStreams,
     @Optional() private readonly drain?: RestapDrain,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { RESTAP_OPTIONS } from '../../../../restap.constants';
-import type { ResolvedRestapOptions } from '../../../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../../../interfaces/restap-options.interface';
 import { TalkFrameStore } from '../../../../persistence/talk-frame.store';
 import { isStorageError } from '../../../../persistence/storage-errors';
 
@@ -24,7 +24,7 @@ export class TalkFramesSweeper implements OnApplicationBootstrap, OnModuleDestro
   private running?: Promise<void>;
 
   constructor(
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
     private readonly store: TalkFrameStore,
   ) {}
 

@@ -4,7 +4,7 @@ import Negotiator from 'negotiator';
 import { CONTENT_TYPE_SSE, RESTAP_OPTIONS } from '../../../../restap.constants';
 import { LAST_EVENT_ID_HEADER } from '../../../../wire/constants';
 import { InvalidLastEventIdException, MissingSessionIdException, NotAcceptableException, TurnNotFoundException } from '../../../../exceptions';
-import type { ResolvedRestapOptions, RestapTalkResumeOptions } from '../../../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions, RestapTalkResumeOptions } from '../../../../interfaces/restap-options.interface';
 import { RestapDrain } from '../../../../core/lifecycle/restap-drain.service';
 import { hashSessionId, resolveSessionId } from '../../../../sessions/session-id';
 import { TalkFrameStore, type StoredTalkFrames } from '../../../../persistence/talk-frame.store';
@@ -52,7 +52,7 @@ export class TalkResume {
   readonly config: Required<RestapTalkResumeOptions> | false;
 
   constructor(
-    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
     private readonly store: TalkFrameStore,
     private readonly streams: DoorStreams,
     private readonly stops: TalkStops,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { RESTAP_OPTIONS } from '../../../../restap.constants';
-import type { ResolvedRestapOptions } from '../../../../interfaces/restap-options.interface';
+import type { ResolvedRestapCoreOptions } from '../../../../interfaces/restap-options.interface';
 import { TalkFrameStore } from '../../../../persistence/talk-frame.store';
 
 interface RunningTurn {
@@ -23,7 +23,7 @@ export class TalkStops implements OnModuleDestroy {
   private readonly everyMs: number;
 
   constructor(
-    @Inject(RESTAP_OPTIONS) options: ResolvedRestapOptions,
+    @Inject(RESTAP_OPTIONS) options: ResolvedRestapCoreOptions,
     private readonly store: TalkFrameStore,
   ) {
     this.everyMs = options.talk.resume ? 2 * options.talk.resume.pollMs : 500;
