@@ -67,7 +67,16 @@ export class AppModule {
           // MCP: stateless for 2026-07-28 clients, sessions (kept in PostgreSQL) for 2025-era ones;
           // with OAuth each session belongs to the subject whose token opened it.
           mcp: { enabled: true, sessions: config.mcpSessions !== false },
-          ...(config.requireApproval ? { approval: { require: requireApprovalOf(config.requireApproval) } } : {}),
+          // A person approves what RESTAP_REQUIRE_APPROVAL names (and notes.delete, by its own rule); RESTAP_APPROVAL_STATE_SECRET
+          // seals the MCP 2026-07-28 input-required round-trip (the same on every replica).
+          ...(config.requireApproval || config.approvalStateSecret
+            ? {
+                approval: {
+                  ...(config.requireApproval ? { require: requireApprovalOf(config.requireApproval) } : {}),
+                  ...(config.approvalStateSecret ? { requestStateSecret: config.approvalStateSecret } : {}),
+                },
+              }
+            : {}),
           // Message text and tool arguments in traces only when asked (docs/observability.md).
           ...(config.captureContent ? { telemetry: { captureContent: true } } : {}),
           // The AG-UI door: CopilotKit and other AG-UI front ends run the agent at POST /ag-ui.

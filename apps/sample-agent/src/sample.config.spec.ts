@@ -22,6 +22,12 @@ describe('Sample configuration from the environment (issue 6: limits, auth, shut
     expect(sampleConfigFromEnv({ RESTAP_OAUTH_ISSUER: 'http://127.0.0.1:9000', RESTAP_OAUTH_PLAYGROUND_CLIENT_ID: ' playground ' }).oauth).toMatchObject({ playgroundClientId: 'playground' });
   });
 
+  it('issue 35, item 4: reads RESTAP_REQUIRE_APPROVAL and RESTAP_APPROVAL_STATE_SECRET (unset or blank: none)', () => {
+    const config = sampleConfigFromEnv({ RESTAP_REQUIRE_APPROVAL: 'text.reverse, notes.delete', RESTAP_APPROVAL_STATE_SECRET: ' 0123456789abcdef0123456789abcdef ' });
+    expect(config).toMatchObject({ requireApproval: ['text.reverse', 'notes.delete'], approvalStateSecret: '0123456789abcdef0123456789abcdef' });
+    expect(sampleConfigFromEnv({ RESTAP_APPROVAL_STATE_SECRET: '  ' })).not.toHaveProperty('approvalStateSecret');
+  });
+
   it('a malformed number stops startup with the variable named', () => {
     expect(() => sampleConfigFromEnv({ RESTAP_MAX_STREAMS: 'lots' })).toThrow(/RESTAP_MAX_STREAMS must be an integer of at least 1, got 'lots'/);
     expect(() => sampleConfigFromEnv({ RESTAP_HEARTBEAT_MS: '0' })).toThrow(/RESTAP_HEARTBEAT_MS/);

@@ -67,6 +67,12 @@ export interface SampleConfig {
    */
   requireApproval?: string[];
   /**
+   * RESTAP_APPROVAL_STATE_SECRET: at least 32 bytes, the same on every replica; seals the MCP
+   * input-required round-trip that asks 2026-07-28 clients for an approval in-band (the module's
+   * `approval.requestStateSecret`). Unset: those clients resend the call with the decision in `_meta`.
+   */
+  approvalStateSecret?: string;
+  /**
    * OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true: traces record message text and tool
    * arguments and results (the module's `telemetry.captureContent`); off by default.
    */
@@ -108,6 +114,7 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
     pushAllowHosts: listFromEnv(env.RESTAP_A2A_PUSH_ALLOW_HOSTS),
     mcpSessions: env.RESTAP_MCP_SESSIONS !== '0',
     requireApproval: listFromEnv(env.RESTAP_REQUIRE_APPROVAL),
+    approvalStateSecret: env.RESTAP_APPROVAL_STATE_SECRET?.trim() || undefined,
     captureContent: env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true' ? true : undefined,
   };
   return Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined)) as unknown as SampleConfig;

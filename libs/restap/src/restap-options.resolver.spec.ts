@@ -209,6 +209,17 @@ describe('resolveOptions: approval (issue 35)', () => {
     expect(failure({ agent, approval: { ttlMs: 0 } })).toMatch(/approval\.ttlMs/);
     expect(failure({ agent, approval: 'yes' })).toMatch(/option approval must be/);
   });
+
+  it('item 4: requestStateSecret (the MCP round-trip seal) is off by default, taken as a string or bytes of at least 32 bytes, refused shorter', () => {
+    expect(resolveOptions({ agent }).approval.requestStateSecret).toBeUndefined();
+    expect(resolveOptions({ agent, approval: { requestStateSecret: '' } }).approval.requestStateSecret).toBeUndefined();
+    const text = 'x'.repeat(32);
+    expect(resolveOptions({ agent, approval: { requestStateSecret: text } }).approval.requestStateSecret).toEqual(Buffer.from(text));
+    const bytes = new Uint8Array(48).fill(7);
+    expect(resolveOptions({ agent, approval: { requestStateSecret: bytes } }).approval.requestStateSecret).toEqual(Buffer.from(bytes));
+    expect(failure({ agent, approval: { requestStateSecret: 'too-short' } })).toMatch(/approval\.requestStateSecret must be a string or bytes of at least 32 bytes/);
+    expect(failure({ agent, approval: { requestStateSecret: 42 } })).toMatch(/approval\.requestStateSecret/);
+  });
 });
 
 describe('resolveOptions: telemetry (issue 36, item 6: content only when opted in)', () => {

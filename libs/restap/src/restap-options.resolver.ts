@@ -9,7 +9,6 @@ import { resolveAguiOptions } from './doors/agui/agui.options';
 import { resolveMcpOptions } from './doors/mcp/mcp.options';
 import { resolvePlaygroundOptions } from './doors/playground/playground.options';
 
-
 /**
  * Validates the user's options and fills in every default: the core's here, each optional door's
  * from its own slice (`doors/<door>/<door>.options.ts`). Defaults live only in these files.
@@ -230,7 +229,7 @@ const SCOPE_TOKEN = /^[\u0021\u0023-\u005B\u005D-\u007E]+$/;
 
 function resolveApproval(value: RestapModuleOptions['approval']): ResolvedRestapApprovalOptions {
   if (value !== undefined && (!value || typeof value !== 'object')) {
-    throw new RestapBootstrapError('RestapModule option approval must be { require?, ttlMs?, identify? }.');
+    throw new RestapBootstrapError('RestapModule option approval must be { require?, ttlMs?, identify?, requestStateSecret? }.');
   }
   for (const field of ['require', 'identify'] as const) {
     if (value?.[field] !== undefined && typeof value[field] !== 'function') {
@@ -239,21 +238,26 @@ function resolveApproval(value: RestapModuleOptions['approval']): ResolvedRestap
   }
   positiveInt(value?.ttlMs, 'approval.ttlMs');
   const identify = value?.identify;
+  const secret = requestStateSecretOf(value?.requestStateSecret);
   return {
     ...(value?.require ? { require: value.require } : {}),
     ttlMs: value?.ttlMs ?? 15 * 60_000,
     identify: identify ? (caller) => identify(caller) || fingerprintOf(caller) : fingerprintOf,
+    ...(secret ? { requestStateSecret: secret } : {}),
   };
 }
 
-
-
-
-
-
-
-
-
+/** The sealing secret's bytes: a string (UTF-8) or bytes, at least 32 of them; unset or empty: none. */
+function requestStateSecretOf(value: unknown): Buffer | undefined {
+  if (value === undefined || value === '') return undefined;
+  const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value instanceof Uint8Array ? Buffer.from(value) : undefined;
+  if (!bytes || bytes.length < 32) {
+    throw new RestapBootstrapError(
+      'RestapModule option approval.requestStateSecret must be a string or bytes of at least 32 bytes, the same on every replica (e.g. `openssl rand -base64 32`).',
+    );
+  }
+  return bytes;
+}
 
 function resolveRateLimit(value: RestapModuleOptions['rateLimit']): RestapRateLimitOptions | false {
   if (value === undefined || value === false) return false;
@@ -300,7 +304,6 @@ function resolveTelemetry(value: RestapModuleOptions['telemetry']): Required<Res
   if (typeof captureContent !== 'boolean') throw new RestapBootstrapError('RestapModule option telemetry.captureContent must be a boolean.');
   return { captureContent };
 }
-
 
 /** `talk.resume` with its defaults; a resume that cannot work (no sessions, no streaming) fails startup. */
 function resolveResume(talk: RestapTalkOptions | undefined): Required<RestapTalkResumeOptions> | false {

@@ -334,6 +334,20 @@ export interface RestapApprovalOptions {
    * credentials (`cred:` + 16 hex digits), or `anonymous`
    */
   identify?: (caller: RestapCaller) => string | undefined;
+  /**
+   * The secret that seals the MCP input-required round-trip's `requestState` (protocol 2026-07-28;
+   * AES-256-GCM under a key derived from it with HKDF-SHA256): at least 32 bytes, the same on every
+   * replica (a replica may receive the client's retry that another one asked for). With it, a
+   * 2026-07-28 client that declares form elicitation is asked in-band: the held `tools/call` (or
+   * `talk` turn) answers `input_required` with the question, and the client retries with the
+   * person's answer and the sealed state. Without it, those clients get the resend-with-`_meta`
+   * result that 2025-era clients get. Keep it out of source control (e.g. an environment variable).
+   * @default undefined (no in-band round-trip)
+   *
+   * @example
+   * requestStateSecret: process.env.RESTAP_APPROVAL_STATE_SECRET
+   */
+  requestStateSecret?: string | Uint8Array;
 }
 
 /**
@@ -423,6 +437,8 @@ export interface ResolvedRestapApprovalOptions {
   require?: RestapApprovalOptions['require'];
   ttlMs: number;
   identify: (caller: RestapCaller) => string;
+  /** The secret's bytes (at least 32), when one is set. */
+  requestStateSecret?: Buffer;
 }
 
 /** Extras given beside the options to both forRoot and forRootAsync (route paths must be known statically). */

@@ -1,10 +1,12 @@
-import { fromJsonSchema, requireScopes, type CallToolResult, type JsonSchemaType, type McpServer, type RegisteredTool, type ServerContext } from '@modelcontextprotocol/server';
+import { fromJsonSchema, requireScopes, type CallToolResult, type InputRequiredResult, type JsonSchemaType, type McpServer, type RegisteredTool, type ServerContext } from '@modelcontextprotocol/server';
 import type { JsonSchema } from '../../interfaces/catalog.interface';
 import type { CapabilityTools, ToolDefinition } from '../../core/tools/capability-tools';
 import type { InvocationResult } from '../../core/invoker/invocation-result';
 import { callOf } from './mcp-call.context';
 import type { ApprovalService } from '../../core/approvals/approval.service';
 import type { ApprovalAnswer, ApprovalRequest } from '../../core/approvals/approval.types';
+import type { McpApprovalRounds, RoundRefusal } from './mcp-approval.rounds';
+import type { RestapCaller } from '../../core/caller';
 
 /** One registration on a request's server, built once per process: configs, schemas and handlers are shared by every server. */
 export interface McpRegistration {
@@ -34,8 +36,10 @@ export const ERROR_META_KEY = 'io.restap/error';
  * caller's headers — the request's that carried the call, read when it runs — pipes, interceptors,
  * filters). A refusal or failure is a tool result with `isError: true` and the route's message,
  * never a JSON-RPC error and never a stack. Built once: each request's server only registers them.
+ * A call held for approval asks in-band (`rounds`: the 2026-07-28 input-required round-trip) when
+ * the client can be asked so, else answers how to resend it with the decision in `_meta`.
  */
-export function capabilityToolRegistrations(tools: CapabilityTools, approvals?: ApprovalService): McpRegistration[] {
+export function capabilityToolRegistrations(tools: CapabilityTools, approvals?: ApprovalService, rounds?: McpApprovalRounds): McpRegistration[] {
   return tools.list().map((tool) => {
     const outputSchema = structuredSchema(tool.outputSchema);
     const scopes = tools.scopesOf(tool);
@@ -51,14 +55,19 @@ export function capabilityToolRegistrations(tools: CapabilityTools, approvals?: 
       ...(scopes.length ? { scopeChallenge: requireScopes(...(scopes as [string, ...string[]])) } : {}),
     };
     const structured = outputSchema === undefined ? undefined : tool.outputSchema?.type === 'array' ? 'wrapped' : 'object';
-    const handler = async (args: Record<string, unknown>, ctx: ServerContext): Promise<CallToolResult> => {
+    const handler = async (input: Record<string, unknown> | undefined, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
       const { caller } = callOf(ctx);
-      const answer = approvalAnswerOf(ctx.mcpReq._meta);
+      const args = input ?? {};
+      // A retry of the input-required round-trip: the person's answer, checked against the sealed round.
+      const round = rounds?.roundOf(ctx);
+      const answer = round ? rounds!.answerOf(ctx, round, 'call', tool.name, args) : approvalAnswerOf(ctx.mcpReq._meta);
       if (answer === INVALID_ANSWER) return toolError(`_meta["${APPROVAL_META_KEY}"] must be {"id": "apr_…", "decision": "approve" | "deny"}.`, 'invalid_request', 400);
+      if (answer && isRefusal(answer)) return toolError(answer.refused.message, answer.refused.error, answer.refused.status);
       const gate = approvals?.gateFor('mcp', caller, answer);
       const started = performance.now();
-      const result = await tools.call(tool.name, args ?? {}, caller, ctx.mcpReq.signal, undefined, gate);
+      const result = await tools.call(tool.name, args, caller, ctx.mcpReq.signal, undefined, gate);
       await logCall(ctx, tool.capabilityId, result, performance.now() - started);
+      if (!result.ok && result.approval && !answer && rounds?.canAsk(ctx)) return askInBand(rounds, result.approval, { k: 'call', t: tool.name }, args, caller);
       return toToolResult(result, structured, tool.name);
     };
     return { tool: tool.name, ...(scopes.length ? { scopes } : {}), register: (server: McpServer) => server.registerTool(tool.name, config, handler) };
@@ -127,6 +136,15 @@ export function toolError(message: string, error: string, status?: number): Call
 }
 
 const INVALID_ANSWER = Symbol('invalid approval answer');
+
+export function isRefusal(answer: ApprovalAnswer | RoundRefusal): answer is RoundRefusal {
+  return 'refused' in answer;
+}
+
+/** A held call asked in-band (2026-07-28): the question as an elicitation, the round sealed; the approval in `_meta` too. */
+export function askInBand(rounds: McpApprovalRounds, approval: ApprovalRequest, round: Parameters<McpApprovalRounds['ask']>[1], args: unknown, caller: RestapCaller): InputRequiredResult {
+  return { ...rounds.ask(approval, round, args, caller), _meta: { [APPROVAL_META_KEY]: { ...approval } } };
+}
 
 /** The person's answer a resent call carries in its `_meta`, if any. */
 function approvalAnswerOf(meta: Record<string, unknown> | undefined): ApprovalAnswer | undefined | typeof INVALID_ANSWER {

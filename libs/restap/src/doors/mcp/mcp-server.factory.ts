@@ -10,6 +10,7 @@ import { NewsService } from '../../core/news/news.service';
 import { capabilityToolRegistrations, type McpRegistration } from './mcp-capability.tools';
 import { talkToolRegistration } from './mcp-talk.tool';
 import { NEWS_URI, newsRegistrations } from './mcp-news';
+import { McpApprovalRounds } from './mcp-approval.rounds';
 
 /** What a 2025-era session's server does with `resources/subscribe` and `resources/unsubscribe` (see McpLegacySessions). */
 export interface McpSessionHooks {
@@ -40,7 +41,13 @@ export class McpServerFactory {
     private readonly talk: TalkService,
     private readonly news: NewsService,
     @Optional() private readonly approvals?: ApprovalService,
-  ) {}
+  ) {
+    const secret = options.approval.requestStateSecret;
+    if (approvals && secret) this.rounds = new McpApprovalRounds(secret, options.approval.identify);
+  }
+
+  /** The input-required round-trip of approvals (2026-07-28), when `approval.requestStateSecret` is set. */
+  private readonly rounds?: McpApprovalRounds;
 
   private surface?: { all: McpRegistration[]; tools: Map<string, McpRegistration>; scoped: boolean };
 
@@ -68,6 +75,8 @@ export class McpServerFactory {
           // Log notifications reach a 2025-era client on its session (its level kept for every replica).
           ...(session ? { logging: {} } : {}),
         },
+        // An echoed requestState is opened (AEAD) and checked before any handler runs; the SDK answers -32602 otherwise.
+        ...(this.rounds ? { requestState: { verify: this.rounds.verify } } : {}),
       },
     );
     const surface = (this.surface ??= this.build());
@@ -103,8 +112,8 @@ export class McpServerFactory {
   private build(): { all: McpRegistration[]; tools: Map<string, McpRegistration>; scoped: boolean } {
     const { talk, news } = this.options;
     const all = [
-      ...capabilityToolRegistrations(this.tools, this.approvals),
-      ...(talk.enabled && this.registry.getTalkHandler() ? [talkToolRegistration(this.talk, this.options)] : []),
+      ...capabilityToolRegistrations(this.tools, this.approvals, this.rounds),
+      ...(talk.enabled && this.registry.getTalkHandler() ? [talkToolRegistration(this.talk, this.options, this.rounds)] : []),
       ...(news.enabled ? newsRegistrations(this.news, this.options) : []),
     ];
     return { all, tools: new Map(all.flatMap((r) => (r.tool === undefined ? [] : [[r.tool, r] as const]))), scoped: all.some((r) => r.scopes?.length) };

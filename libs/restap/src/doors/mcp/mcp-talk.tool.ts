@@ -1,5 +1,5 @@
 import type { McpDoorOptions } from './mcp.options';
-import { fromJsonSchema, type CallToolResult, type JsonSchemaType, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { fromJsonSchema, type CallToolResult, type InputRequiredResult, type JsonSchemaType, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
 import { toErrorBody } from '../kit/http/restap-exception.filter';
 import type { TalkChunk } from '../../interfaces/talk.interface';
 import { SESSION_ID_PATTERN } from '../../restap.constants';
@@ -7,8 +7,10 @@ import { parseSessionId } from '../../sessions/session-id';
 import { checkTurnMessage } from '../../core/talk/turn-message.rule';
 import type { TalkService } from '../../core/talk/talk.service';
 import type { RestapCaller } from '../../core/caller';
-import { toolError, type McpRegistration } from './mcp-capability.tools';
+import { askInBand, isRefusal, toolError, type McpRegistration } from './mcp-capability.tools';
 import { callOf } from './mcp-call.context';
+import type { ApprovalAnswer } from '../../core/approvals/approval.types';
+import type { McpApprovalRounds } from './mcp-approval.rounds';
 
 export const TALK_TOOL = 'talk';
 
@@ -27,8 +29,14 @@ interface TalkToolOutput {
  * text in `message` (progress counts the characters so far), so a client can show the reply as it
  * is written. The client cancelling the call (or leaving) stops the turn, stored as aborted.
  * Built once; the caller is the request's that carried the call, read when it runs.
+ *
+ * A turn that asks a person's approval answers, to a client that can be asked in-band (`rounds`:
+ * 2026-07-28, form elicitation), `input_required` with the question and the sealed round (which
+ * holds the session); the client's retry with the answer is the session's next turn, answering
+ * that approval (message `Approve` / `Deny`). Other clients read the question in the reply and
+ * answer `approve` in the same session.
  */
-export function talkToolRegistration(talk: TalkService, options: McpDoorOptions): McpRegistration {
+export function talkToolRegistration(talk: TalkService, options: McpDoorOptions, rounds?: McpApprovalRounds): McpRegistration {
   const { maxMessageLength, sessions } = options.talk;
   const input = {
     type: 'object',
@@ -58,16 +66,34 @@ export function talkToolRegistration(talk: TalkService, options: McpDoorOptions)
     outputSchema: fromJsonSchema<TalkToolOutput>(output as JsonSchemaType),
     annotations: { title: options.talk.title, readOnlyHint: false, openWorldHint: true },
   };
-  const handler = (args: { message: string; session_id?: string }, ctx: ServerContext): Promise<CallToolResult> => runTurn(talk, maxMessageLength, args, callOf(ctx).caller, ctx);
+  const handler = (args: { message: string; session_id?: string }, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> =>
+    runTurn(talk, maxMessageLength, args, callOf(ctx).caller, ctx, rounds);
   return { tool: TALK_TOOL, register: (server: McpServer) => server.registerTool(TALK_TOOL, config, handler) };
 }
 
-async function runTurn(talk: TalkService, maxLength: number, args: { message: string; session_id?: string }, caller: RestapCaller, ctx: ServerContext): Promise<CallToolResult> {
-  const { message } = args;
+async function runTurn(
+  talk: TalkService,
+  maxLength: number,
+  args: { message: string; session_id?: string },
+  caller: RestapCaller,
+  ctx: ServerContext,
+  rounds?: McpApprovalRounds,
+): Promise<CallToolResult | InputRequiredResult> {
   try {
-    checkTurnMessage(message, maxLength);
-    const sessionId = args.session_id === undefined ? undefined : parseSessionId(args.session_id);
-    const turn = await talk.open({ message, sessionId, caller });
+    checkTurnMessage(args.message, maxLength);
+    let message = args.message;
+    let sessionId = args.session_id === undefined ? undefined : parseSessionId(args.session_id);
+    let approval: ApprovalAnswer | undefined;
+    // A retry of the input-required round-trip: the turn that answers the approval, in the session it was asked in.
+    const round = rounds?.roundOf(ctx);
+    if (round) {
+      const answer = rounds!.answerOf(ctx, round, 'talk', TALK_TOOL, args);
+      if (isRefusal(answer)) return toolError(answer.refused.message, answer.refused.error, answer.refused.status);
+      approval = answer;
+      message = answer.decision === 'approve' ? 'Approve' : 'Deny';
+      sessionId = round.s;
+    }
+    const turn = await talk.open({ message, sessionId, caller, ...(approval ? { approval } : {}) });
     const { signal } = ctx.mcpReq;
     const stop = (): void => turn.stop('cancel');
     if (signal.aborted) stop();
@@ -83,6 +109,9 @@ async function runTurn(talk: TalkService, maxLength: number, args: { message: st
     const result = await turn.run(emit).finally(() => signal.removeEventListener('abort', stop));
     if (result.status === 'aborted') return toolError('The turn was cancelled before the reply was complete.', 'aborted', 499);
     if (result.failure !== undefined) return errorResult(result.failure);
+    // Several at once: the round asks the first; the reply text lists them all for later turns.
+    const asked = result.approvals?.[0];
+    if (asked && turn.sessionId && rounds?.canAsk(ctx)) return askInBand(rounds, asked, { k: 'talk', t: TALK_TOOL, s: turn.sessionId }, args, caller);
     const output: TalkToolOutput = { reply: result.text, ...(turn.sessionId ? { session_id: turn.sessionId } : {}), message_id: turn.messageId };
     return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };
   } catch (error) {

@@ -3,7 +3,9 @@
 // the agent declares resumable streams, stops the turn with DELETE: leaving no longer stops it).
 // With resumable streams (`x-restap-resume`) a dropped stream is resumed with backoff from the last
 // event id, and the running turn is kept in sessionStorage so a reload picks it up again.
+// A call waiting for a person's approval shows as a card with Approve / Deny (approvals.js).
 import { $, h, pretty } from './dom.js';
+import { approvalCard, isApproval, waiting } from './approvals.js';
 import { readError, readJson, readSse, request, logError } from './http.js';
 import { SESSION_ID_HEADER } from './wire.generated.js';
 
@@ -46,20 +48,42 @@ export function setupChat(talk) {
       form.requestSubmit();
     }
   });
+  /** Runs one turn (a message, an approval's answer, or the resume of a turn kept for a reload). */
+  const start = (text, options = {}) => {
+    running = new AbortController();
+    send.disabled = true;
+    stop.disabled = false;
+    return turn(talk, streaming, text, transcript, running.signal, options.resumed, { answer: options.answer, showApproval }).finally(() => {
+      running = undefined;
+      send.disabled = false;
+      stop.disabled = true;
+      if (!options.resumed) message.focus();
+    });
+  };
+  /** An approval card's answer: the next turn of the session, `{approval: {id, decision}}`. */
+  const decide = async (approval, decision) => {
+    if (running) return { sent: false, retry: true, message: 'Wait for the current reply to finish, then answer.' };
+    const outcome = await start(decision === 'approve' ? 'Approve' : 'Deny', { answer: { id: approval.id, decision } });
+    if (outcome?.refused) {
+      const retry = outcome.refused.status === 429 || outcome.refused.status >= 500 || outcome.refused.status === 0;
+      if (!retry) waiting.remove(approval.id);
+      return { sent: false, retry, message: `${outcome.refused.message} (${outcome.refused.error})` };
+    }
+    waiting.remove(approval.id);
+    return { sent: true };
+  };
+  /** Shows an approval the agent asked for as a card, kept for a reload while it waits. */
+  function showApproval(container, approval) {
+    container.append(approvalCard(approval, decide));
+    if (session.id) waiting.add(talk.endpoint, session.id, approval);
+  }
+
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     const text = message.value.trim();
     if (!text || running) return;
     message.value = '';
-    running = new AbortController();
-    send.disabled = true;
-    stop.disabled = false;
-    turn(talk, streaming, text, transcript, running.signal).finally(() => {
-      running = undefined;
-      send.disabled = false;
-      stop.disabled = true;
-      message.focus();
-    });
+    start(text);
   });
   stop.addEventListener('click', () => {
     if (!running) return;
@@ -70,6 +94,7 @@ export function setupChat(talk) {
   $('new-conversation').addEventListener('click', () => {
     if (running) running.abort();
     pending.clear();
+    waiting.clear();
     session.set(undefined);
     transcript.replaceChildren(h('li', { class: 'note' }, 'New conversation.'));
     message.focus();
@@ -79,16 +104,20 @@ export function setupChat(talk) {
   const left = pending.load();
   if (left && left.talk === talk.endpoint && resumeUrl(talk, left.messageId) && streaming) {
     session.set(left.sessionId);
-    running = new AbortController();
-    send.disabled = true;
-    stop.disabled = false;
-    turn(talk, streaming, left.message, transcript, running.signal, left).finally(() => {
-      running = undefined;
-      send.disabled = false;
-      stop.disabled = true;
-    });
-  } else if (left) {
-    pending.clear();
+    // Its stream replays any approval.required it sent: the cards come back with it.
+    start(left.message, { resumed: left });
+    return;
+  }
+  if (left) pending.clear();
+  // A reload while an approval waits: the session and its cards again.
+  const kept = waiting.load(talk.endpoint);
+  if (kept) {
+    session.set(kept.sessionId);
+    const extras = h('div', { class: 'extras' });
+    transcript.append(h('li', { class: 'msg agent' }, h('div', { class: 'who' }, 'Agent'), h('p', { class: 'note small' }, 'Still waiting for your answer:'), extras));
+    for (const approval of kept.approvals) showApproval(extras, approval);
+  } else {
+    waiting.clear();
   }
 }
 
@@ -172,8 +201,10 @@ function stopTurn(talk, messageId) {
 /**
  * One turn: POST /talk, or (`resumed`, after a reload) the resume of a turn kept in sessionStorage.
  * A stream that drops before `done` is resumed from the last event id when the agent allows it.
+ * `ui.answer` (`{id, decision}`) answers an approval; `ui.showApproval` shows one the turn asks for.
+ * Resolves with `{refused: {status, error, message}}` when the agent refused the request.
  */
-async function turn(talk, streaming, text, transcript, signal, resumed) {
+async function turn(talk, streaming, text, transcript, signal, resumed, ui) {
   current.messageId = resumed?.messageId;
   transcript.append(h('li', { class: 'msg user' }, h('div', { class: 'who' }, 'You'), h('div', { class: 'text' }, text)));
   const body = h('div', { class: 'text', 'aria-busy': 'true' });
@@ -211,15 +242,19 @@ async function turn(talk, streaming, text, transcript, signal, resumed) {
       toolStep(extras, steps, event, data);
     } else if (event === 'artifact') {
       extras.append(artifact(data));
+    } else if (event === 'approval.required' && isApproval(data)) {
+      ui.showApproval(extras, data);
     }
     if (done) pending.clear();
     else if (number !== undefined) keep();
   };
+  let accepted = Boolean(resumed);
   try {
     let response;
     if (!resumed) {
       const payload = { message: text };
       if (session.id) payload.session_id = session.id;
+      if (ui.answer) payload.approval = ui.answer;
       response = await request(talk.endpoint, {
         method: 'POST',
         json: payload,
@@ -228,14 +263,19 @@ async function turn(talk, streaming, text, transcript, signal, resumed) {
       });
       if (!response.ok) {
         const failure = await readError(response);
-        return showError(bubble, `${failure.message} (${failure.error})`);
+        showError(bubble, `${failure.message} (${failure.error})`);
+        return { refused: { status: response.status, error: failure.error, message: failure.message } };
       }
+      accepted = true;
       const type = response.headers.get('content-type') ?? '';
       if (!type.startsWith('text/event-stream')) {
         const json = await readJson(response);
         body.textContent = json?.reply ?? '';
         if (json?.session_id) session.set(json.session_id);
-        return;
+        for (const approval of Array.isArray(json?.approval_required) ? json.approval_required : []) {
+          if (isApproval(approval)) ui.showApproval(extras, approval);
+        }
+        return undefined;
       }
     }
     let attempts = 0;
@@ -307,9 +347,12 @@ async function turn(talk, streaming, text, transcript, signal, resumed) {
       logError(String(error));
       showError(bubble, `Network error: ${error.message ?? error}`);
     }
+    // Never reached the agent: an approval's answer can be sent again.
+    if (!accepted) return { refused: { status: 0, error: signal.aborted ? 'stopped' : 'network_error', message: signal.aborted ? 'Stopped before the agent had the answer.' : 'The answer did not reach the agent.' } };
   } finally {
     body.removeAttribute('aria-busy');
   }
+  return undefined;
 }
 
 function showError(bubble, text) {
