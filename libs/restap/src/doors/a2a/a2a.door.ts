@@ -6,8 +6,9 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { RESTAP_OPTIONS, SESSION_ID_PATTERN } from '../../restap.constants';
 import { mintSessionId } from '../../sessions/session-id';
 import { RestapRegistry } from '../../core/registry/restap.registry';
-import { InvalidJsonException, InvalidRequestException, MethodNotAllowedException, UnsupportedMediaTypeException, type RestapException } from '../../exceptions';
-import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
+import type { ServerCallContext } from '@a2a-js/sdk/server';
+import { InvalidJsonException, InvalidRequestException, MethodNotAllowedException, RestapException, UnsupportedMediaTypeException } from '../../exceptions';
+import type { ResolvedRestapOptions, RestapA2aSecurityScheme } from '../../interfaces/restap-options.interface';
 import { RestapReplicas } from '../../core/lifecycle/restap-replicas.service';
 import { A2aCaller } from './a2a-caller';
 import { callerOf } from '../../core/caller';
@@ -19,7 +20,8 @@ import { ReplicaAwareRequestHandler } from './replica-aware.handler';
 import { A2aRequestCheck } from './a2a-request.check';
 import { A2aAgentExecutor } from './a2a-agent.executor';
 import { RemoteCancels } from './remote-cancels';
-import { buildAgentCard, cardFor } from './agent-card.factory';
+import { buildAgentCard, cardFor, extendedCardFor } from './agent-card.factory';
+import { a2aCallerOf } from './a2a-task.store';
 import { answerCardPreflight, prepareCardResponse } from './agent-card.http';
 import { A2aPushStore } from './a2a-push.store';
 import { createPushSender } from './a2a-push.sender';
@@ -101,7 +103,11 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
       // Malformed JSON is JSON-RPC's -32700, a non-JSON body HTTP 415 with -32005 as its body (issue 38).
       kit.jsonBody('A2A messages are application/json (or application/a2a+json).', undefined, (res, error) => refuseBody(res, error, false)),
     ]);
-    this.endpoint = new DoorPipeline([kit.hostGuards(A2aEndpoint), kit.streamSlot((req) => streams(req.body))]);
+    this.endpoint = new DoorPipeline([
+      kit.hostGuards(A2aEndpoint),
+      (req, res, next) => this.refuseAnonymousCard(req, res, next, isCardMethod(req.body)),
+      kit.streamSlot((req) => streams(req.body)),
+    ]);
     this.restAdmission = new DoorPipeline([
       (req, res, next) => (REST_METHODS.includes(req.method) ? next() : fail(res, new MethodNotAllowedException(REST_METHODS, `${req.method} is not allowed here: the A2A HTTP+JSON binding takes ${REST_METHODS.join(', ')}.`))),
       kit.refuseWhileDraining(),
@@ -112,6 +118,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     ]);
     this.restEndpoint = new DoorPipeline([
       kit.hostGuards(A2aEndpoint),
+      (req, res, next) => this.refuseAnonymousCard(req, res, next, req.method === 'GET' && isCardRoute(doorPathOf(req).slice((this.options.a2a.restPath as string).length))),
       (req, res, next) => this.checkRest(req, res, next),
       kit.streamSlot((req) => REST_CALLS.get(req)?.streams === true),
     ]);
@@ -143,6 +150,8 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
       this.replicas,
       this.remote,
       push ? { store: this.pushStore, sender: createPushSender(this.pushStore, push) } : undefined,
+      // GetExtendedAgentCard (issue 38, item 4): the skills this caller may use; the door lets only an authenticated caller ask.
+      (context) => this.extendedCard(context),
     );
     const sdk = sdkExpress();
     this.check = new A2aRequestCheck(this.card, this.options.a2a.path, this.options.a2a);
@@ -158,6 +167,37 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     if (this.options.a2a.baseUrl === undefined && process.env.NODE_ENV === 'production') {
       this.logger.warn('A2A: a2a.baseUrl is not set, so the card\'s URLs come from each request\'s Host header: set it to the public URL clients reach the agent by.');
     }
+  }
+
+  /**
+   * The authenticated extended card (issue 38, item 4) for the request's caller, at the request's
+   * origin: the public card with only the skills the caller may use (with OAuth, by its token's
+   * scopes). Only an authenticated caller reaches it (see refuseAnonymousCard).
+   */
+  private async extendedCard(context: ServerCallContext): Promise<AgentCard> {
+    const caller = a2aCallerOf(context);
+    const card = this.card as AgentCard;
+    const origin = ORIGINS.get(caller) ?? this.options.a2a.baseUrl ?? 'http://localhost';
+    return cardFor(extendedCardFor(card, this.registry.getCapabilities(), caller.caller, this.options), origin, this.options.a2a.path, this.options.a2a.restPath);
+  }
+
+  /**
+   * GetExtendedAgentCard needs an authenticated caller (A2A 1.0, 3.1.11 and 13.3: "MUST require
+   * authentication", by a scheme the public card declares). With `auth.oauth` every request here
+   * carries a verified token already; otherwise a caller is authenticated when it presented
+   * credentials (what `a2a.identify` reads: `Authorization`, else `X-API-Key`) and the host's guards,
+   * which check them, let it through. Without credentials: 401 unauthorized with a challenge for the
+   * card's schemes, the spec's authentication error (3.3.2: HTTP 401), before the SDK — the SDK has
+   * no error for it and would answer -32603. A card without `extendedAgentCard` is left to the SDK,
+   * which answers UnsupportedOperationError as 3.3.4 requires.
+   */
+  private refuseAnonymousCard(req: Request, res: Response, next: () => void, asksCard: boolean): void {
+    if (!asksCard || !this.card?.capabilities?.extendedAgentCard) return next();
+    const caller = callerOf(req);
+    if (caller.auth !== undefined || this.options.a2a.identify(caller) !== undefined) return next();
+    fail(res, new RestapException(401, 'unauthorized', `The extended agent card is for authenticated callers: send credentials by one of the card's securitySchemes (${Object.keys(this.options.a2a.securitySchemes).join(', ') || 'oauth2'}).`, {
+      'WWW-Authenticate': challengeOf(this.options.a2a.securitySchemes),
+    }));
   }
 
   /** With `auth.oauth`: the authorization server's endpoints, for the card's oauth2 scheme (a failure is logged, not fatal). */
@@ -264,7 +304,11 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     const rest = REST_CALLS.get(req);
     const body: unknown = rest ? { method: rest.method, params: rest.params } : req.body;
     const minted = newContextIdOf(body);
-    return new A2aCaller(caller, this.options.a2a.identify(caller), minted ?? contextHintOf(body), minted);
+    const user = new A2aCaller(caller, this.options.a2a.identify(caller), minted ?? contextHintOf(body), minted);
+    // The extended card's URLs are those of the origin it was asked at, as the public card's are.
+    const { baseUrl } = this.options.a2a;
+    if (baseUrl !== undefined || isValidHost(req.headers.host)) ORIGINS.set(user, baseUrl ?? `${req.protocol}://${req.headers.host as string}`);
+    return user;
   }
 }
 
@@ -328,6 +372,34 @@ function mountedAt(handler: RequestHandler, subPath: string, req: Request, res: 
     req.url = url;
     next(error);
   });
+}
+
+/** The origin each request's caller asked at (see userOf), for the extended card's URLs. */
+const ORIGINS = new WeakMap<A2aCaller, string>();
+
+/** GetExtendedAgentCard on JSON-RPC: 1.0's name and 0.3's. */
+const CARD_METHODS = new Set(['GetExtendedAgentCard', 'agent/getAuthenticatedExtendedCard']);
+
+function isCardMethod(body: unknown): boolean {
+  const method = (body as { method?: unknown } | undefined)?.method;
+  return typeof method === 'string' && CARD_METHODS.has(method);
+}
+
+/** GetExtendedAgentCard on HTTP+JSON: `GET /extendedAgentCard` (1.0, optionally under a tenant), `GET /v1/card` (0.3). */
+function isCardRoute(subPath: string): boolean {
+  return /^(?:\/[^/]+)?\/extendedAgentCard$/.test(subPath) || subPath === '/v1/card';
+}
+
+/** The `WWW-Authenticate` challenges of the card's schemes (a 401 must name at least one). */
+function challengeOf(schemes: Record<string, RestapA2aSecurityScheme>): string {
+  const challenges = Object.values(schemes).map((scheme) =>
+    scheme.type === 'http'
+      ? `${scheme.scheme.charAt(0).toUpperCase()}${scheme.scheme.slice(1)} realm="a2a"`
+      : scheme.type === 'apiKey'
+        ? `ApiKey realm="a2a", in="${scheme.in}", name="${scheme.name}"`
+        : 'Bearer realm="a2a"',
+  );
+  return [...new Set(challenges)].join(', ') || 'Bearer realm="a2a"';
 }
 
 /** The HTTP methods of the HTTP+JSON binding. */

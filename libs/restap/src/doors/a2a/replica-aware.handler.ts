@@ -1,7 +1,7 @@
 import { TaskState, type AgentCard, type CancelTaskRequest, type Message, type SendMessageRequest, type StreamResponse, type SubscribeToTaskRequest, type Task } from '@a2a-js/sdk';
 import { TaskNotCancelableError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DefaultExecutionEventBusManager, DefaultRequestHandler, type AgentExecutor, type PushNotificationSender, type PushNotificationStore, type ServerCallContext } from '@a2a-js/sdk/server';
+import { DefaultExecutionEventBusManager, DefaultRequestHandler, type AgentExecutor, type ExtendedAgentCardProvider, type PushNotificationSender, type PushNotificationStore, type ServerCallContext } from '@a2a-js/sdk/server';
 import type { A2aTaskStore } from './a2a-task.store';
 import { requestStateOf } from './a2a-request.state';
 import { a2aCallerOf } from './a2a-task.store';
@@ -44,8 +44,10 @@ export class ReplicaAwareRequestHandler extends DefaultRequestHandler {
     private readonly remote: RemoteCancels,
     /** Push notifications (when the card has `capabilities.pushNotifications`): where configs live, and who delivers. */
     push?: { store: PushNotificationStore; sender: PushNotificationSender },
+    /** GetExtendedAgentCard's card for a caller (when the card has `capabilities.extendedAgentCard`). */
+    extendedCard?: ExtendedAgentCardProvider,
   ) {
-    super(card, tasks, executor, buses, push?.store, push?.sender);
+    super(card, tasks, executor, buses, push?.store, push?.sender, extendedCard);
   }
 
   /**
