@@ -7,8 +7,8 @@ import { RESTAP_OPTIONS, SESSION_ID_PATTERN } from '../../restap.constants';
 import { mintSessionId } from '../../sessions/session-id';
 import { RestapRegistry } from '../../core/registry/restap.registry';
 import type { ServerCallContext } from '@a2a-js/sdk/server';
-import { InvalidJsonException, InvalidRequestException, MethodNotAllowedException, RestapException, UnsupportedMediaTypeException } from '../../exceptions';
-import type { ResolvedRestapOptions, RestapA2aSecurityScheme } from '../../interfaces/restap-options.interface';
+import { InvalidJsonException, InvalidRequestException, MethodNotAllowedException, UnsupportedMediaTypeException, type RestapException } from '../../exceptions';
+import type { ResolvedRestapOptions } from '../../interfaces/restap-options.interface';
 import { RestapReplicas } from '../../core/lifecycle/restap-replicas.service';
 import { A2aCaller } from './a2a-caller';
 import { callerOf } from '../../core/caller';
@@ -20,7 +20,9 @@ import { ReplicaAwareRequestHandler } from './replica-aware.handler';
 import { A2aRequestCheck } from './a2a-request.check';
 import { A2aAgentExecutor } from './a2a-agent.executor';
 import { RemoteCancels } from './remote-cancels';
+import { A2aTaskWakeups } from './a2a-task.wakeups';
 import { buildAgentCard, cardFor, extendedCardFor } from './agent-card.factory';
+import { anonymousCardRefusal, isCardMethod, isCardRoute } from './extended-card.gate';
 import { a2aCallerOf } from './a2a-task.store';
 import { answerCardPreflight, prepareCardResponse } from './agent-card.http';
 import { A2aPushStore } from './a2a-push.store';
@@ -88,6 +90,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     private readonly remote: RemoteCancels,
     private readonly replicas: RestapReplicas,
     private readonly pushStore: A2aPushStore,
+    private readonly wakeups: A2aTaskWakeups,
     kit: DoorKit,
     @Optional() @Inject(OAUTH_RESOURCE) private readonly oauth: OAuthGate | null = null,
   ) {
@@ -149,6 +152,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
       // A runner is alive while its heartbeat is (RestapReplicas); a dead one's tasks are failed by the sweep.
       this.replicas,
       this.remote,
+      this.wakeups,
       push ? { store: this.pushStore, sender: createPushSender(this.pushStore, push) } : undefined,
       // GetExtendedAgentCard (issue 38, item 4): the skills this caller may use; the door lets only an authenticated caller ask.
       (context) => this.extendedCard(context),
@@ -172,7 +176,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
   /**
    * The authenticated extended card (issue 38, item 4) for the request's caller, at the request's
    * origin: the public card with only the skills the caller may use (with OAuth, by its token's
-   * scopes). Only an authenticated caller reaches it (see refuseAnonymousCard).
+   * scopes). Only an authenticated caller reaches it (see anonymousCardRefusal).
    */
   private async extendedCard(context: ServerCallContext): Promise<AgentCard> {
     const caller = a2aCallerOf(context);
@@ -181,23 +185,10 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     return cardFor(extendedCardFor(card, this.registry.getCapabilities(), caller.caller, this.options), origin, this.options.a2a.path, this.options.a2a.restPath);
   }
 
-  /**
-   * GetExtendedAgentCard needs an authenticated caller (A2A 1.0, 3.1.11 and 13.3: "MUST require
-   * authentication", by a scheme the public card declares). With `auth.oauth` every request here
-   * carries a verified token already; otherwise a caller is authenticated when it presented
-   * credentials (what `a2a.identify` reads: `Authorization`, else `X-API-Key`) and the host's guards,
-   * which check them, let it through. Without credentials: 401 unauthorized with a challenge for the
-   * card's schemes, the spec's authentication error (3.3.2: HTTP 401), before the SDK — the SDK has
-   * no error for it and would answer -32603. A card without `extendedAgentCard` is left to the SDK,
-   * which answers UnsupportedOperationError as 3.3.4 requires.
-   */
+  /** GetExtendedAgentCard needs an authenticated caller (see anonymousCardRefusal); a card without `extendedAgentCard` is left to the SDK. */
   private refuseAnonymousCard(req: Request, res: Response, next: () => void, asksCard: boolean): void {
-    if (!asksCard || !this.card?.capabilities?.extendedAgentCard) return next();
-    const caller = callerOf(req);
-    if (caller.auth !== undefined || this.options.a2a.identify(caller) !== undefined) return next();
-    fail(res, new RestapException(401, 'unauthorized', `The extended agent card is for authenticated callers: send credentials by one of the card's securitySchemes (${Object.keys(this.options.a2a.securitySchemes).join(', ') || 'oauth2'}).`, {
-      'WWW-Authenticate': challengeOf(this.options.a2a.securitySchemes),
-    }));
+    const refusal = asksCard && this.card?.capabilities?.extendedAgentCard ? anonymousCardRefusal(callerOf(req), this.options.a2a) : undefined;
+    return refusal ? fail(res, refusal) : next();
   }
 
   /** With `auth.oauth`: the authorization server's endpoints, for the card's oauth2 scheme (a failure is logged, not fatal). */
@@ -376,31 +367,6 @@ function mountedAt(handler: RequestHandler, subPath: string, req: Request, res: 
 
 /** The origin each request's caller asked at (see userOf), for the extended card's URLs. */
 const ORIGINS = new WeakMap<A2aCaller, string>();
-
-/** GetExtendedAgentCard on JSON-RPC: 1.0's name and 0.3's. */
-const CARD_METHODS = new Set(['GetExtendedAgentCard', 'agent/getAuthenticatedExtendedCard']);
-
-function isCardMethod(body: unknown): boolean {
-  const method = (body as { method?: unknown } | undefined)?.method;
-  return typeof method === 'string' && CARD_METHODS.has(method);
-}
-
-/** GetExtendedAgentCard on HTTP+JSON: `GET /extendedAgentCard` (1.0, optionally under a tenant), `GET /v1/card` (0.3). */
-function isCardRoute(subPath: string): boolean {
-  return /^(?:\/[^/]+)?\/extendedAgentCard$/.test(subPath) || subPath === '/v1/card';
-}
-
-/** The `WWW-Authenticate` challenges of the card's schemes (a 401 must name at least one). */
-function challengeOf(schemes: Record<string, RestapA2aSecurityScheme>): string {
-  const challenges = Object.values(schemes).map((scheme) =>
-    scheme.type === 'http'
-      ? `${scheme.scheme.charAt(0).toUpperCase()}${scheme.scheme.slice(1)} realm="a2a"`
-      : scheme.type === 'apiKey'
-        ? `ApiKey realm="a2a", in="${scheme.in}", name="${scheme.name}"`
-        : 'Bearer realm="a2a"',
-  );
-  return [...new Set(challenges)].join(', ') || 'Bearer realm="a2a"';
-}
 
 /** The HTTP methods of the HTTP+JSON binding. */
 const REST_METHODS = ['GET', 'POST', 'DELETE'];
