@@ -13,7 +13,8 @@ describe('A2A door: capabilities by name (the card\'s capability extension)', ()
   };
 
   it('the extension points to the RESTAP catalog, where the skill\'s input schema is', async () => {
-    const card = await (await clientFor(agent.url)).getAgentCard();
+    // The card offers an extended card (issue 38, item 4), which the official client fetches with the caller's key.
+    const card = await (await clientFor(agent.url)).getAgentCard(withKey());
     const extension = card.capabilities?.extensions.find((e) => e.uri === CAPABILITY_EXTENSION_URI);
     const catalog = await (await fetch(`${agent.url}${extension?.params?.catalog}`)).json();
     const reverse = catalog.capabilities.find((c: { id: string }) => c.id === 'text.reverse');

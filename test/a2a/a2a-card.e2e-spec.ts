@@ -1,7 +1,7 @@
 import { CAPABILITY_EXTENSION_URI } from 'nestjs-restap';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { useSampleAgent } from '../support/sample-app';
-import { API_KEY, clientFor } from './a2a-support';
+import { API_KEY, clientFor, withKey } from './a2a-support';
 
 jest.setTimeout(90_000);
 
@@ -55,8 +55,8 @@ describe('A2A door: the agent card', () => {
     expect(card.securityRequirements).toEqual([{ schemes: { bearer: {} } }]);
   });
 
-  it('the official client reads it from the base URL alone, skills and security included', async () => {
-    const card = await (await clientFor(agent.url)).getAgentCard();
+  it('the official client reads it from the base URL alone, skills and security included (with the key: the card offers an extended card, issue 38 item 4)', async () => {
+    const card = await (await clientFor(agent.url)).getAgentCard(withKey());
     expect(card.skills.map((s) => s.id)).toEqual(['talk', 'text.echo', 'text.reverse', 'notes.create', 'notes.list', 'notes.get', 'notes.delete']);
     expect(card.securitySchemes.bearer?.scheme).toEqual({ $case: 'httpAuthSecurityScheme', value: expect.objectContaining({ scheme: 'bearer' }) });
   });
@@ -103,7 +103,7 @@ describe('A2A door: the agent card', () => {
   });
 
   it('is also found under the A2A endpoint (for a client given the catalog\'s endpoint as its base URL)', async () => {
-    const card = await (await clientFor(`${agent.url}/a2a`)).getAgentCard();
+    const card = await (await clientFor(`${agent.url}/a2a`)).getAgentCard(withKey());
     expect(card.name).toBe('Text Analysis Agent');
   });
 

@@ -1,4 +1,4 @@
-import { TaskState } from '@a2a-js/sdk';
+import { TaskState, type StreamResponse } from '@a2a-js/sdk';
 import { Client } from 'pg';
 import { startFakeLlm, type ChatRequestBody, type FakeLlm } from '../support/fake-llm';
 import { openReplicaDatabase, type ReplicaDatabase } from '../support/replica-database';
@@ -85,13 +85,68 @@ describe('A2A door: two instances on one database', () => {
     const stream = onA.sendMessageStream(sendParams(userMessage([text('long two')])), withKey());
     const first = await stream.next();
     const taskId = first.value?.payload?.$case === 'task' ? first.value.payload.value.id : '';
+    const asked = Date.now();
     const canceled = await onB.cancelTask({ tenant: '', id: taskId, metadata: undefined }, withKey());
     expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    // Issue 38 item 5: relayed and confirmed by wake-ups, not by polling A's flags and B's copy.
+    expect(Date.now() - asked).toBeLessThan(2_000);
     const rest = await collect(stream);
     const last = rest.at(-1)?.payload;
     expect(last?.$case === 'statusUpdate' && last.value.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     expect(rest.filter((e) => e.payload?.$case === 'artifactUpdate').length).toBeLessThan(60);
     expect((await onA.getTask({ tenant: '', id: taskId }, withKey())).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    llm.configure({ reply: SEEN, chunkDelayMs: 0 });
+  });
+
+  it('issue 38 item 5: a subscriber on B sees each of A\'s task updates within a moment, woken by LISTEN/NOTIFY (the re-read without a wake-up is every 5 s)', async () => {
+    const words = Array.from({ length: 8 }, (_, i) => `u${i}`);
+    llm.configure({ reply: words.join(' '), chunkDelayMs: 450 });
+    const onA = await clientFor(a.url);
+    const onB = await clientFor(b.url);
+    const stream = onA.sendMessageStream(sendParams(userMessage([text('slow one')])), withKey());
+    const first = await stream.next();
+    const taskId = first.value?.payload?.$case === 'task' ? first.value.payload.value.id : '';
+    expect(taskId).not.toBe('');
+    /** When each word was first seen on a stream (ms since epoch). */
+    const seenAt = async (events: AsyncGenerator<StreamResponse>) => {
+      const at = new Map<string, number>();
+      let textSoFar = '';
+      for await (const event of events) {
+        const parts = event.payload?.$case === 'artifactUpdate' ? event.payload.value.artifact?.parts ?? [] : event.payload?.$case === 'task' ? event.payload.value.artifacts.flatMap((x) => x.parts) : [];
+        textSoFar += parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
+        for (const word of words) if (!at.has(word) && textSoFar.split(' ').includes(word)) at.set(word, Date.now());
+      }
+      return at;
+    };
+    const [onBAt, onAAt] = await Promise.all([seenAt(onB.resubscribeTask({ tenant: '', id: taskId }, withKey())), seenAt(stream)]);
+    expect([...onBAt.keys()]).toEqual(words);
+    // Every word reached B well within the runner's 100 ms write interval plus one NOTIFY, never a
+    // 5 s re-read later: without the wake-ups (and without the old 200 ms polling) this fails.
+    const lags = words.slice(1).map((word) => (onBAt.get(word) as number) - (onAAt.get(word) as number));
+    expect(Math.max(...lags)).toBeLessThan(1_000);
+    llm.configure({ reply: SEEN, chunkDelayMs: 0 });
+  });
+
+  it('issue 38 item 5: one LISTEN connection per replica, however many subscriptions are open', async () => {
+    llm.configure({ reply: Array.from({ length: 20 }, (_, i) => `x${i}`).join(' '), chunkDelayMs: 100 });
+    const onA = await clientFor(a.url);
+    const onB = await clientFor(b.url);
+    const streams = [0, 1, 2].map((n) => onA.sendMessageStream(sendParams(userMessage([text(`parallel ${n}`)])), withKey()));
+    const ids = await Promise.all(streams.map(async (s) => {
+      const first = await s.next();
+      return first.value?.payload?.$case === 'task' ? first.value.payload.value.id : '';
+    }));
+    const followers = ids.map((id) => collect(onB.resubscribeTask({ tenant: '', id }, withKey())));
+    const pg = new Client({ connectionString: url });
+    await pg.connect();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const { rows } = await pg.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'restap-news-listener'`);
+      expect(rows[0].n).toBe(2);
+    } finally {
+      await pg.end();
+    }
+    await Promise.all([...followers, ...streams.map((s) => collect(s))]);
     llm.configure({ reply: SEEN, chunkDelayMs: 0 });
   });
 

@@ -281,6 +281,28 @@ describe('OAuth 2.1 on every door (issue 34)', () => {
     expect(task?.status?.message?.parts?.find((p) => p.data)?.data).toMatchObject({ status: 403, error: 'insufficient_scope' });
   });
 
+  it('issue 38 item 4: the A2A extended card lists the skills the token may use (by scope, like MCP tools/list), on both bindings; the public card offers it', async () => {
+    const publicCard = (await (await fetch(`${resource}/.well-known/agent-card.json`, { headers: { 'A2A-Version': '1.0' } })).json()) as { capabilities: { extendedAgentCard?: boolean }; skills: Array<{ id: string }> };
+    expect(publicCard.capabilities.extendedAgentCard).toBe(true);
+    expect(publicCard.skills.map((skill) => skill.id)).toContain('text.reverse');
+    const rpc = async (token: string) => {
+      const res = await fetch(`${resource}/a2a`, { method: 'POST', headers: { ...DOORS.a2a.headers, authorization: `Bearer ${token}` }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetExtendedAgentCard', params: {} }) });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { result: { skills: Array<{ id: string }> } }).result.skills.map((skill) => skill.id);
+    };
+    const limited = await as.token('echo-client', resource, 'text:echo');
+    expect(await rpc(limited)).not.toContain('text.reverse');
+    expect(await rpc(limited)).toEqual(expect.arrayContaining(['talk', 'text.echo']));
+    expect(await rpc(await as.token('agent-client', resource, 'text:reverse text:echo'))).toContain('text.reverse');
+    const rest = await fetch(`${resource}/a2a/rest/extendedAgentCard`, { headers: { 'a2a-version': '1.0', authorization: `Bearer ${limited}` } });
+    expect(rest.status).toBe(200);
+    expect(((await rest.json()) as { skills: Array<{ id: string }> }).skills.map((skill) => skill.id)).not.toContain('text.reverse');
+    // No token: the door's sign-in step answers first, 401 naming the protected resource metadata.
+    const anonymous = await fetch(`${resource}/a2a/rest/extendedAgentCard`, { headers: { 'a2a-version': '1.0' } });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toContain('resource_metadata=');
+  });
+
   it('issue 34 item 4: the model\'s tools follow the caller\'s scopes: without text:reverse it is not offered, and a call anyway gets 403 insufficient_scope as the tool result', async () => {
     const talk = (token: string) =>
       fetch(`${resource}/talk`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ message: "reverse 'abc'" }) });

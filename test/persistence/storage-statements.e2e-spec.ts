@@ -13,6 +13,7 @@ import { useSampleAgent } from '../support/sample-app';
 import { Role, TaskState, type Task } from '@a2a-js/sdk';
 import { ServerCallContext } from '@a2a-js/sdk/server';
 import { A2aTaskStore } from '../../libs/restap/src/doors/a2a/a2a-task.store';
+import { A2aTaskWakeups } from '../../libs/restap/src/doors/a2a/a2a-task.wakeups';
 import { RestapReplicas } from '../../libs/restap/src/core/lifecycle/restap-replicas.service';
 import { A2aCaller } from '../../libs/restap/src/doors/a2a/a2a-caller';
 import { usingServer } from '../support/test-database';
@@ -480,12 +481,12 @@ describe('A2A task store: concurrent saves share statements', () => {
 
   it('writes 80 concurrent final saves in far fewer statements; another store (instance) reads each back', async () => {
     const sql = new CountingSql(agent.app.get(DataSource), options());
-    const store = new A2aTaskStore(sql, agent.app.get(RestapReplicas), options());
+    const store = new A2aTaskStore(sql, agent.app.get(RestapReplicas), options(), agent.app.get(A2aTaskWakeups));
     const tasks = Array.from({ length: 80 }, (_, n) => taskOf(n, TaskState.TASK_STATE_COMPLETED));
     await Promise.all(tasks.map((task) => store.save(task, contextOf('alice'))));
     // The first save goes alone; the others queue behind it, at most 64 a statement.
     expect(sql.sent.length).toBeLessThanOrEqual(4);
-    const other = new A2aTaskStore(new RestapSql(agent.app.get(DataSource), options()), agent.app.get(RestapReplicas), options());
+    const other = new A2aTaskStore(new RestapSql(agent.app.get(DataSource), options()), agent.app.get(RestapReplicas), options(), agent.app.get(A2aTaskWakeups));
     const read = await Promise.all(tasks.map((task) => other.load(task.id, contextOf('alice'))));
     read.forEach((task, n) => {
       expect(task?.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
@@ -504,7 +505,7 @@ describe('A2A task store: concurrent saves share statements', () => {
 
   it('a final task written by its turn\'s statement (sideRow, then sideStored): the SDK\'s save of that task sends no statement; any other save does', async () => {
     const sql = new CountingSql(agent.app.get(DataSource), options());
-    const store = new A2aTaskStore(sql, agent.app.get(RestapReplicas), options());
+    const store = new A2aTaskStore(sql, agent.app.get(RestapReplicas), options(), agent.app.get(A2aTaskWakeups));
     const turns = new TypeOrmSessionStore(sql);
     const context = contextOf('alice');
     const task = taskOf(200, TaskState.TASK_STATE_COMPLETED);
@@ -513,7 +514,7 @@ describe('A2A task store: concurrent saves share statements', () => {
     sql.sent.length = 0;
     await store.save(structuredClone(task), context); // the SDK saves a copy of what it was given
     expect(sql.sent).toHaveLength(0);
-    const other = new A2aTaskStore(new RestapSql(agent.app.get(DataSource), options()), agent.app.get(RestapReplicas), options());
+    const other = new A2aTaskStore(new RestapSql(agent.app.get(DataSource), options()), agent.app.get(RestapReplicas), options(), agent.app.get(A2aTaskWakeups));
     expect(await other.load(task.id, contextOf('alice'))).toEqual(await store.load(task.id, context));
     expect((await other.load(task.id, contextOf('alice')))?.artifacts[0]?.parts[0]?.content).toEqual({ $case: 'text', value: 'answer 200' });
 

@@ -127,6 +127,9 @@ export interface RestapNewsOptions {
    * the DataSource goes through PgBouncer in transaction mode, which cannot carry LISTEN (give the
    * server's direct address, or a session-mode pool). `'in-process'`: this instance's writes only
    * (other replicas' items are found by the `resyncMs` re-read).
+   * The same connection carries the A2A door's task wake-ups (channel `restap_a2a`: a subscription
+   * or a cancel reaching another instance than the task's runner), so this setting chooses it for
+   * them too, even with /news off; in-process, they re-read storage every 250 ms instead.
    * @default 'auto'
    */
   wakeups?: 'auto' | 'in-process' | { listenUrl: string };

@@ -21,8 +21,8 @@ export const NOTIFY_SPACING_MS = 5;
 
 /** What the channel hands back to its owner. */
 export interface PgNewsChannelEvents {
-  /** Hints another instance sent. */
-  hints(hints: NewsCommitHint[]): void;
+  /** Hints another instance sent on `channel` (one of those the connection listens to). */
+  hints(hints: NewsCommitHint[], channel: string): void;
   /** LISTEN is in place (first time or after a reconnect): anything sent meanwhile was lost. */
   listening(): void;
 }
@@ -44,7 +44,9 @@ export function pgConfigOf(option: 'auto' | { listenUrl: string }, dataSource: D
 
 /**
  * One dedicated `pg.Client` per instance: it LISTENs for other instances' commits and sends this
- * instance's, batched (one NOTIFY statement carries every hint that waited while the previous one
+ * instance's — news commits on {@link NEWS_CHANNEL}, and on the other channels it is given the
+ * other doors' wake-ups (A2A task updates), so an instance keeps one LISTEN connection whatever
+ * wakes it. Hints are sent batched (one NOTIFY statement carries every hint that waited while the previous one
  * was in flight or within {@link NOTIFY_SPACING_MS} of its start, each feed once with its newest ts). It reconnects with backoff for as long as the
  * app runs; while it is down, hints are neither sent nor received and the owner's resync timer
  * covers the gap. Its session runs with `synchronous_commit = off`: a NOTIFY only announces items
@@ -52,7 +54,7 @@ export function pgConfigOf(option: 'auto' | { listenUrl: string }, dataSource: D
  */
 export class PgNewsChannel {
   private readonly logger = new Logger('Restap');
-  private readonly outbox = new GroupCommit<NewsCommitHint, void>((_, hints) => this.flush(hints), 4096, { retryAlone: false });
+  private readonly outbox = new GroupCommit<NewsCommitHint, void>((channel, hints) => this.flush(channel, hints), 4096, { retryAlone: false });
   private client?: Client;
   private closed = false;
   private backoffMs = 100;
@@ -62,6 +64,8 @@ export class PgNewsChannel {
     private readonly config: ClientConfig,
     private readonly instanceId: string,
     private readonly events: PgNewsChannelEvents,
+    /** The NOTIFY channels listened to and sent on (plain identifiers). */
+    private readonly channels: readonly string[] = [NEWS_CHANNEL],
   ) {}
 
   /** True while LISTEN is in place. */
@@ -73,9 +77,9 @@ export class PgNewsChannel {
     void this.connect();
   }
 
-  /** Queues a hint for the next NOTIFY; dropped while the connection is down (receivers resync). */
-  send(hint: NewsCommitHint): void {
-    if (this.client) this.outbox.submit('notify', hint).catch(() => undefined);
+  /** Queues a hint for the next NOTIFY on `channel`; dropped while the connection is down (receivers resync). */
+  send(hint: NewsCommitHint, channel: string = NEWS_CHANNEL): void {
+    if (this.client) this.outbox.submit(channel, hint).catch(() => undefined);
   }
 
   /** Health check on the slow timer: a connection that stopped answering is replaced. */
@@ -107,7 +111,7 @@ export class PgNewsChannel {
     try {
       await client.connect();
       await client.query('SET synchronous_commit TO off');
-      await client.query(`LISTEN ${NEWS_CHANNEL}`);
+      for (const channel of this.channels) await client.query(`LISTEN ${channel}`);
     } catch (error) {
       this.lost(client, error);
       return;
@@ -142,7 +146,7 @@ export class PgNewsChannel {
    * bytes. The lane stays busy until {@link NOTIFY_SPACING_MS} after the statement started, so
    * what comes meanwhile waits for the next one.
    */
-  private async flush(hints: NewsCommitHint[]): Promise<void[]> {
+  private async flush(channel: string, hints: NewsCommitHint[]): Promise<void[]> {
     const started = performance.now();
     const client = this.client;
     if (client) {
@@ -156,7 +160,7 @@ export class PgNewsChannel {
         payload = (payload || `1 ${this.instanceId}`) + entry;
       }
       if (payload) payloads.push(payload);
-      await client.query('SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p', [NEWS_CHANNEL, payloads]);
+      await client.query('SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p', [channel, payloads]);
       const rest = NOTIFY_SPACING_MS - (performance.now() - started);
       if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
     }
@@ -165,7 +169,7 @@ export class PgNewsChannel {
 
   /** `1 <instance> <feed>:<ts> …`; this instance's own notifications were already delivered in-process. */
   private receive(message: Notification): void {
-    if (message.channel !== NEWS_CHANNEL || !message.payload) return;
+    if (!this.channels.includes(message.channel) || !message.payload) return;
     const [version, instance, ...entries] = message.payload.split(' ');
     if (version !== '1' || instance === this.instanceId) return;
     const hints: NewsCommitHint[] = [];
@@ -174,6 +178,6 @@ export class PgNewsChannel {
       const ts = Number(entry.slice(at + 1));
       if (at > 0 && Number.isSafeInteger(ts)) hints.push({ feed: entry.slice(0, at), ts });
     }
-    if (hints.length) this.events.hints(hints);
+    if (hints.length) this.events.hints(hints, message.channel);
   }
 }

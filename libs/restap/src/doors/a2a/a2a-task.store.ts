@@ -15,6 +15,7 @@ import { FAIL_ORPHAN_TASKS, LIST_BY_CONTEXT, LIST_BY_OWNER, LOAD, MAX_SAVE_BATCH
 import { RestapReplicas } from '../../core/lifecycle/restap-replicas.service';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { dataPart, textPart } from './a2a-events';
+import { A2aTaskWakeups } from './a2a-task.wakeups';
 
 /** What a task whose instance died says, in its failed status (see {@link A2aTaskStore.failOrphans}). */
 export const INTERRUPTED_TASK_MESSAGE =
@@ -64,6 +65,8 @@ export class A2aTaskStore implements TaskStore, OnModuleInit {
     private readonly sql: RestapSql,
     private readonly replicas: RestapReplicas,
     @Inject(RESTAP_OPTIONS) private readonly options: A2aDoorOptions,
+    /** Each write wakes the task's followers on the other instances (issue 38, item 5). */
+    private readonly wakeups: A2aTaskWakeups,
   ) {
     this.instanceId = replicas.id;
   }
@@ -94,6 +97,7 @@ export class A2aTaskStore implements TaskStore, OnModuleInit {
       },
     });
     const rows = await this.sql.query<{ id: string }>(FAIL_ORPHAN_TASKS, [self, orphanAfterMs, JSON.stringify(status), at]);
+    for (const { id } of rows) this.wakeups.updated(id);
     return rows.length;
   }
 
@@ -157,7 +161,10 @@ export class A2aTaskStore implements TaskStore, OnModuleInit {
   /** The row {@link sideRow} gave is committed with its turn. */
   sideStored(context: ServerCallContext): void {
     const row = requestStateOf(context).turnRow;
-    if (row) row.committed = true;
+    if (row) {
+      row.committed = true;
+      this.wakeups.updated(row.entry.id);
+    }
   }
 
 
@@ -199,6 +206,8 @@ export class A2aTaskStore implements TaskStore, OnModuleInit {
     const row = this.rowOf(entry);
     const write = entry.written.catch(() => undefined).then(() => this.writes.submit('tasks', row));
     entry.written = write;
+    // Once committed, the task's followers elsewhere read it (a failed write wakes no one).
+    write.then(() => this.wakeups.updated(entry.id), () => undefined);
     return write;
   }
 

@@ -7,6 +7,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { RESTAP_OPTIONS, SESSION_ID_PATTERN } from '../../restap.constants';
 import { mintSessionId } from '../../sessions/session-id';
 import { RestapRegistry } from '../../core/registry/restap.registry';
+import type { ServerCallContext } from '@a2a-js/sdk/server';
 import { InvalidJsonException, InvalidRequestException, MethodNotAllowedException, UnsupportedMediaTypeException, type RestapException } from '../../exceptions';
 import { RestapReplicas } from '../../core/lifecycle/restap-replicas.service';
 import { A2aCaller } from './a2a-caller';
@@ -19,7 +20,10 @@ import { ReplicaAwareRequestHandler } from './replica-aware.handler';
 import { A2aRequestCheck } from './a2a-request.check';
 import { A2aAgentExecutor } from './a2a-agent.executor';
 import { RemoteCancels } from './remote-cancels';
-import { buildAgentCard, cardFor } from './agent-card.factory';
+import { A2aTaskWakeups } from './a2a-task.wakeups';
+import { buildAgentCard, cardFor, extendedCardFor } from './agent-card.factory';
+import { anonymousCardRefusal, isCardMethod, isCardRoute } from './extended-card.gate';
+import { a2aCallerOf } from './a2a-task.store';
 import { answerCardPreflight, prepareCardResponse } from './agent-card.http';
 import { A2aPushStore } from './a2a-push.store';
 import { createPushSender } from './a2a-push.sender';
@@ -86,6 +90,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     private readonly remote: RemoteCancels,
     private readonly replicas: RestapReplicas,
     private readonly pushStore: A2aPushStore,
+    private readonly wakeups: A2aTaskWakeups,
     kit: DoorKit,
     @Optional() @Inject(OAUTH_RESOURCE) private readonly oauth: OAuthGate | null = null,
   ) {
@@ -101,7 +106,11 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
       // Malformed JSON is JSON-RPC's -32700, a non-JSON body HTTP 415 with -32005 as its body (issue 38).
       kit.jsonBody('A2A messages are application/json (or application/a2a+json).', undefined, (res, error) => refuseBody(res, error, false)),
     ]);
-    this.endpoint = new DoorPipeline([kit.hostGuards(A2aEndpoint), kit.streamSlot((req) => streams(req.body))]);
+    this.endpoint = new DoorPipeline([
+      kit.hostGuards(A2aEndpoint),
+      (req, res, next) => this.refuseAnonymousCard(req, res, next, isCardMethod(req.body)),
+      kit.streamSlot((req) => streams(req.body)),
+    ]);
     this.restAdmission = new DoorPipeline([
       (req, res, next) => (REST_METHODS.includes(req.method) ? next() : fail(res, new MethodNotAllowedException(REST_METHODS, `${req.method} is not allowed here: the A2A HTTP+JSON binding takes ${REST_METHODS.join(', ')}.`))),
       kit.refuseWhileDraining(),
@@ -112,6 +121,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     ]);
     this.restEndpoint = new DoorPipeline([
       kit.hostGuards(A2aEndpoint),
+      (req, res, next) => this.refuseAnonymousCard(req, res, next, req.method === 'GET' && isCardRoute(doorPathOf(req).slice((this.options.a2a.restPath as string).length))),
       (req, res, next) => this.checkRest(req, res, next),
       kit.streamSlot((req) => REST_CALLS.get(req)?.streams === true),
     ]);
@@ -142,7 +152,10 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
       // A runner is alive while its heartbeat is (RestapReplicas); a dead one's tasks are failed by the sweep.
       this.replicas,
       this.remote,
+      this.wakeups,
       push ? { store: this.pushStore, sender: createPushSender(this.pushStore, push) } : undefined,
+      // GetExtendedAgentCard (issue 38, item 4): the skills this caller may use; the door lets only an authenticated caller ask.
+      (context) => this.extendedCard(context),
     );
     const sdk = sdkExpress();
     this.check = new A2aRequestCheck(this.card, this.options.a2a.path, this.options.a2a);
@@ -158,6 +171,24 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     if (this.options.a2a.baseUrl === undefined && process.env.NODE_ENV === 'production') {
       this.logger.warn('A2A: a2a.baseUrl is not set, so the card\'s URLs come from each request\'s Host header: set it to the public URL clients reach the agent by.');
     }
+  }
+
+  /**
+   * The authenticated extended card (issue 38, item 4) for the request's caller, at the request's
+   * origin: the public card with only the skills the caller may use (with OAuth, by its token's
+   * scopes). Only an authenticated caller reaches it (see anonymousCardRefusal).
+   */
+  private async extendedCard(context: ServerCallContext): Promise<AgentCard> {
+    const caller = a2aCallerOf(context);
+    const card = this.card as AgentCard;
+    const origin = ORIGINS.get(caller) ?? this.options.a2a.baseUrl ?? 'http://localhost';
+    return cardFor(extendedCardFor(card, this.registry.getCapabilities(), caller.caller, this.options), origin, this.options.a2a.path, this.options.a2a.restPath);
+  }
+
+  /** GetExtendedAgentCard needs an authenticated caller (see anonymousCardRefusal); a card without `extendedAgentCard` is left to the SDK. */
+  private refuseAnonymousCard(req: Request, res: Response, next: () => void, asksCard: boolean): void {
+    const refusal = asksCard && this.card?.capabilities?.extendedAgentCard ? anonymousCardRefusal(callerOf(req), this.options.a2a) : undefined;
+    return refusal ? fail(res, refusal) : next();
   }
 
   /** With `auth.oauth`: the authorization server's endpoints, for the card's oauth2 scheme (a failure is logged, not fatal). */
@@ -264,7 +295,11 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
     const rest = REST_CALLS.get(req);
     const body: unknown = rest ? { method: rest.method, params: rest.params } : req.body;
     const minted = newContextIdOf(body);
-    return new A2aCaller(caller, this.options.a2a.identify(caller), minted ?? contextHintOf(body), minted);
+    const user = new A2aCaller(caller, this.options.a2a.identify(caller), minted ?? contextHintOf(body), minted);
+    // The extended card's URLs are those of the origin it was asked at, as the public card's are.
+    const { baseUrl } = this.options.a2a;
+    if (baseUrl !== undefined || isValidHost(req.headers.host)) ORIGINS.set(user, baseUrl ?? `${req.protocol}://${req.headers.host as string}`);
+    return user;
   }
 }
 
@@ -329,6 +364,9 @@ function mountedAt(handler: RequestHandler, subPath: string, req: Request, res: 
     next(error);
   });
 }
+
+/** The origin each request's caller asked at (see userOf), for the extended card's URLs. */
+const ORIGINS = new WeakMap<A2aCaller, string>();
 
 /** The HTTP methods of the HTTP+JSON binding. */
 const REST_METHODS = ['GET', 'POST', 'DELETE'];

@@ -5,7 +5,8 @@ import { CAPABILITY_EXTENSION_URI, TALK_SKILL_ID } from './a2a.constants';
 import type { RegisteredCapability } from '../../core/registry/restap.registry';
 import type { JsonSchema } from '../../interfaces/catalog.interface';
 import type { AuthorizationServerInfo } from '../kit/auth/oauth-gate';
-import { requiredScopesOf } from '../../core/auth/capability-scopes';
+import { mayCall, requiredScopesOf } from '../../core/auth/capability-scopes';
+import type { RestapCaller } from '../../core/caller';
 import type { A2aDoorOptions, RestapA2aSecurityScheme } from './a2a.options';
 
 const TEXT = 'text/plain';
@@ -42,7 +43,8 @@ export function buildAgentCard(source: AgentCardSource): AgentCard {
     capabilities: {
       streaming: true,
       pushNotifications: a2a.pushNotifications !== false,
-      extendedAgentCard: false,
+      // An extended card needs a way to authenticate its caller, declared here (spec 3.1.11, 13.3).
+      extendedAgentCard: Object.keys(securitySchemes).length > 0,
       extensions: source.capabilities.length
         ? [{
             uri: CAPABILITY_EXTENSION_URI,
@@ -60,6 +62,16 @@ export function buildAgentCard(source: AgentCardSource): AgentCard {
     skills: [...(source.talk ? [talkSkill(options)] : []), ...source.capabilities.map((capability) => capabilitySkill(capability, oauthScheme ? { scheme: oauthScheme, scopes: requiredScopesOf(capability, options) } : undefined))],
     signatures: [],
   };
+}
+
+/**
+ * The authenticated extended card (`GetExtendedAgentCard`, issue 38 item 4): the card with only the
+ * skills this caller may use — with `auth.oauth`, a capability whose scopes its token lacks is left
+ * out, as MCP's tools/list leaves it out. The conversation skill stays.
+ */
+export function extendedCardFor(card: AgentCard, capabilities: RegisteredCapability[], caller: RestapCaller, options: A2aDoorOptions): AgentCard {
+  const denied = new Set(capabilities.filter((capability) => !mayCall(capability, caller, options)).map((capability) => capability.options.id));
+  return denied.size ? { ...card, skills: card.skills.filter((skill) => !denied.has(skill.id)) } : card;
 }
 
 /**

@@ -1,20 +1,17 @@
 import { TaskState, type AgentCard, type CancelTaskRequest, type Message, type SendMessageRequest, type StreamResponse, type SubscribeToTaskRequest, type Task } from '@a2a-js/sdk';
 import { TaskNotCancelableError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { DefaultExecutionEventBusManager, DefaultRequestHandler, type AgentExecutor, type PushNotificationSender, type PushNotificationStore, type ServerCallContext } from '@a2a-js/sdk/server';
+import { DefaultExecutionEventBusManager, DefaultRequestHandler, type AgentExecutor, type ExtendedAgentCardProvider, type PushNotificationSender, type PushNotificationStore, type ServerCallContext } from '@a2a-js/sdk/server';
 import type { A2aTaskStore } from './a2a-task.store';
 import { requestStateOf } from './a2a-request.state';
 import { a2aCallerOf } from './a2a-task.store';
 import type { RemoteCancels } from './remote-cancels';
+import type { A2aTaskWakeups } from './a2a-task.wakeups';
 import { followStoredTask } from './stored-subscription';
 
 /** Who runs a task, as far as the handler needs to know: is that instance alive (RestapReplicas)? */
 export interface ReplicaLiveness {
   isLive(instanceId: string): Promise<boolean>;
 }
-
-/** How often a subscription to a task running elsewhere reads it, ms. */
-const STORED_FOLLOW_MS = 200;
 
 /** How long a cancel relayed to another instance waits for it to confirm, ms. */
 const REMOTE_CANCEL_WAIT_MS = 10_000;
@@ -42,10 +39,14 @@ export class ReplicaAwareRequestHandler extends DefaultRequestHandler {
     private readonly buses: DefaultExecutionEventBusManager,
     private readonly replicas: ReplicaLiveness,
     private readonly remote: RemoteCancels,
+    /** Wakes a follower or a relayed cancel when the task's runner wrote it (LISTEN/NOTIFY, issue 38 item 5). */
+    private readonly wakeups: A2aTaskWakeups,
     /** Push notifications (when the card has `capabilities.pushNotifications`): where configs live, and who delivers. */
     push?: { store: PushNotificationStore; sender: PushNotificationSender },
+    /** GetExtendedAgentCard's card for a caller (when the card has `capabilities.extendedAgentCard`). */
+    extendedCard?: ExtendedAgentCardProvider,
   ) {
-    super(card, tasks, executor, buses, push?.store, push?.sender);
+    super(card, tasks, executor, buses, push?.store, push?.sender, extendedCard);
   }
 
   /**
@@ -68,7 +69,11 @@ export class ReplicaAwareRequestHandler extends DefaultRequestHandler {
   override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
     const runner = await this.runnerElsewhere(params.id, context);
     if (runner && (await this.replicas.isLive(runner))) {
-      if (await this.remote.request(params.id, context)) return this.awaitCanceled(params.id, context);
+      // Armed before the flag is set: the runner's write of `canceled` cannot come before the wait.
+      const stop = new AbortController();
+      const armed = this.wakeups.changed(params.id, stop.signal);
+      if (await this.remote.request(params.id, context)) return this.awaitCanceled(params.id, context, armed, stop);
+      stop.abort();
     }
     return super.cancelTask(params, context);
   }
@@ -80,10 +85,17 @@ export class ReplicaAwareRequestHandler extends DefaultRequestHandler {
   override async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     if (await this.runnerElsewhere(params.id, context)) {
       const load = async () => (await this.tasks.loadWithInfo(params.id, context))?.task;
-      const first = await load();
-      if (first) {
-        yield* followStoredTask(first, load, STORED_FOLLOW_MS);
-        return;
+      const stop = new AbortController();
+      const changed = () => this.wakeups.changed(params.id, stop.signal);
+      try {
+        const armed = changed();
+        const first = await load();
+        if (first) {
+          yield* followStoredTask(first, load, changed, armed);
+          return;
+        }
+      } finally {
+        stop.abort(); // releases the wait still armed (a client gone, or the task ended)
       }
     }
     yield* super.resubscribe(params, context);
@@ -98,15 +110,22 @@ export class ReplicaAwareRequestHandler extends DefaultRequestHandler {
     return runner && runner !== this.tasks.instanceId ? runner : undefined;
   }
 
-  /** Polls the stored task until its runner has stopped it (or it ended otherwise). */
-  private async awaitCanceled(taskId: string, context: ServerCallContext): Promise<Task> {
-    const deadline = Date.now() + REMOTE_CANCEL_WAIT_MS;
-    while (Date.now() < deadline) {
-      await sleep(200);
-      const loaded = await this.tasks.loadWithInfo(taskId, context);
-      const state = loaded?.task.status?.state;
-      if (loaded && state === TaskState.TASK_STATE_CANCELED) return loaded.task;
-      if (TERMINAL.has(state)) throw new TaskNotCancelableError(`Task not cancelable: ${taskId} ended before the cancel reached it.`);
+  /** Reads the stored task at each of its wake-ups until its runner has stopped it (or it ended otherwise). */
+  private async awaitCanceled(taskId: string, context: ServerCallContext, armed: Promise<void>, stop: AbortController): Promise<Task> {
+    const deadline = setTimeout(() => stop.abort(), REMOTE_CANCEL_WAIT_MS);
+    try {
+      let wake = armed;
+      while (!stop.signal.aborted) {
+        await wake;
+        wake = this.wakeups.changed(taskId, stop.signal);
+        const loaded = await this.tasks.loadWithInfo(taskId, context);
+        const state = loaded?.task.status?.state;
+        if (loaded && state === TaskState.TASK_STATE_CANCELED) return loaded.task;
+        if (TERMINAL.has(state)) throw new TaskNotCancelableError(`Task not cancelable: ${taskId} ended before the cancel reached it.`);
+      }
+    } finally {
+      clearTimeout(deadline);
+      stop.abort();
     }
     throw new UnsupportedOperationError(`Task ${taskId} runs on another instance of this agent, which was asked to cancel it but has not confirmed within ${REMOTE_CANCEL_WAIT_MS / 1000} s: poll GetTask.`);
   }

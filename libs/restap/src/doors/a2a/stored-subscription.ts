@@ -1,5 +1,4 @@
 import { TaskState, type Artifact, type StreamResponse, type Task } from '@a2a-js/sdk';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { textPart } from './a2a-events';
 
 const TERMINAL = new Set<TaskState | undefined>([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
@@ -8,13 +7,18 @@ const TERMINAL = new Set<TaskState | undefined>([TaskState.TASK_STATE_COMPLETED,
  * A subscription to a task another instance runs, followed through storage: the stored task, then
  * what changed at each read — new artifacts, text appended to an artifact, a new status — until a
  * final status. The running instance writes its copy at least every 100 ms while it streams
- * (A2aTaskStore), so a subscriber here lags by at most that plus `intervalMs`.
+ * (A2aTaskStore) and wakes this instance after each write (A2aTaskWakeups, LISTEN/NOTIFY), so a
+ * subscriber here lags by at most that plus one NOTIFY. `changed()` resolves at the task's next
+ * wake-up (or a resync); it is armed before each read, so a write between the read and the wait
+ * is not missed. `first` was read after the first `changed()` was armed.
  */
-export async function* followStoredTask(first: Task, load: () => Promise<Task | undefined>, intervalMs: number): AsyncGenerator<StreamResponse, void, undefined> {
+export async function* followStoredTask(first: Task, load: () => Promise<Task | undefined>, changed: () => Promise<void>, armed: Promise<void>): AsyncGenerator<StreamResponse, void, undefined> {
   yield { payload: { $case: 'task', value: first } };
   let last = first;
+  let wake = armed;
   while (!TERMINAL.has(last.status?.state)) {
-    await sleep(intervalMs);
+    await wake;
+    wake = changed();
     const next = await load();
     if (!next) return;
     yield* changes(last, next);
