@@ -483,6 +483,17 @@ export interface RestapAguiOptions {
   path?: string;
 }
 
+/** Long-running capabilities run as tasks (`@Capability({ task: true })`, docs/tools.md). */
+export interface RestapCapabilityTaskOptions {
+  /**
+   * Time a capability call run as a task may take before the task fails with 504 `tool_timeout`,
+   * ms (a plain call keeps `capabilityTimeoutMs`). @default 600000 (10 min)
+   */
+  timeoutMs?: number;
+  /** How long a finished MCP task stays readable (`tasks/get`, `tasks/result`), ms: its `ttl`. @default 3600000 (1 h) */
+  ttlMs?: number;
+}
+
 /**
  * Options of `RestapModule.forRoot()` / `forRootAsync()`.
  *
@@ -522,6 +533,11 @@ export interface RestapModuleOptions {
    * 504 `tool_timeout`, ms. @default 30000 (or the deprecated `talk.toolTimeoutMs`)
    */
   capabilityTimeoutMs?: number;
+  /**
+   * Capabilities marked `@Capability({ task: true })` when a door runs a call as a task (an MCP
+   * task, a non-blocking A2A send). @default { timeoutMs: 600000, ttlMs: 3600000 }
+   */
+  capabilityTasks?: RestapCapabilityTaskOptions;
   storage?: RestapStorageOptions;
   /** Heartbeats and the orphan window (see RestapReplicasOptions). @default { heartbeatMs: 5000, orphanAfterMs: 30000 } */
   replicas?: RestapReplicasOptions;
@@ -563,6 +579,7 @@ export interface ResolvedRestapOptions {
   guards: Array<Type<CanActivate>>;
   shutdownGraceMs: number;
   capabilityTimeoutMs: number;
+  capabilityTasks: Required<RestapCapabilityTaskOptions>;
   storage: Required<RestapStorageOptions>;
   replicas: Required<RestapReplicasOptions>;
   a2a: ResolvedRestapA2aOptions;
