@@ -5,6 +5,8 @@ import type { InvocationResult } from '../../core/invoker/invocation-result';
 import { callOf } from './mcp-call.context';
 import type { ApprovalService } from '../../core/approvals/approval.service';
 import type { ApprovalAnswer, ApprovalRequest } from '../../core/approvals/approval.types';
+import type { CapabilityTasks } from '../../core/tasks/capability-tasks';
+import type { McpTaskTool } from './mcp-tasks';
 
 /** One registration on a request's server, built once per process: configs, schemas and handlers are shared by every server. */
 export interface McpRegistration {
@@ -13,6 +15,8 @@ export interface McpRegistration {
   /** The OAuth scopes calling it needs (`auth.oauth`): a caller without them does not see it listed. */
   readonly scopes?: readonly string[];
   readonly register: (server: McpServer) => void;
+  /** Set when the tool's capability runs as a task (`@Capability({ task: true })`, see enableTasks). */
+  readonly taskTool?: McpTaskTool;
 }
 
 /** `_meta` key naming the capability behind a tool (tool names cannot hold its dots everywhere). */
@@ -34,16 +38,20 @@ export const ERROR_META_KEY = 'io.restap/error';
  * filters). A refusal or failure is a tool result with `isError: true` and the route's message,
  * never a JSON-RPC error and never a stack. Built once: each request's server only registers them.
  */
-export function capabilityToolRegistrations(tools: CapabilityTools, approvals?: ApprovalService): McpRegistration[] {
+export function capabilityToolRegistrations(tools: CapabilityTools, approvals?: ApprovalService, tasks?: CapabilityTasks): McpRegistration[] {
   return tools.list().map((tool) => {
     const outputSchema = structuredSchema(tool.outputSchema);
     const scopes = tools.scopesOf(tool);
+    const inputSchema = fromJsonSchema<Record<string, unknown>>(tool.inputSchema as JsonSchemaType);
+    const output = outputSchema ? fromJsonSchema<Record<string, unknown>>(outputSchema as JsonSchemaType) : undefined;
+    const task = tasks?.isTask(tool.capabilityId) === true;
     const config = {
       title: tool.title,
       ...(tool.description ? { description: tool.description } : {}),
-      inputSchema: fromJsonSchema<Record<string, unknown>>(tool.inputSchema as JsonSchemaType),
-      ...(outputSchema ? { outputSchema: fromJsonSchema<Record<string, unknown>>(outputSchema as JsonSchemaType) } : {}),
+      inputSchema,
+      ...(output ? { outputSchema: output } : {}),
       annotations: annotationsOf(tool),
+
       _meta: { [CAPABILITY_META_KEY]: tool.capabilityId },
       // A tools/call whose token lacks the scopes: the SDK answers HTTP 403 insufficient_scope with
       // the step-up challenge (MCP authorization, 2025-11-25), before the tool runs.
@@ -60,7 +68,19 @@ export function capabilityToolRegistrations(tools: CapabilityTools, approvals?: 
       await logCall(ctx, tool.capabilityId, result, performance.now() - started);
       return toToolResult(result, structured, tool.name);
     };
-    return { tool: tool.name, ...(scopes.length ? { scopes } : {}), register: (server: McpServer) => void server.registerTool(tool.name, config, handler) };
+    const taskTool: McpTaskTool | undefined = task ? { capabilityId: tool.capabilityId, input: inputSchema, ...(output ? { output } : {}), structured } : undefined;
+    return {
+      tool: tool.name,
+      ...(scopes.length ? { scopes } : {}),
+      ...(taskTool ? { taskTool } : {}),
+      register: (server: McpServer) => {
+        const registered = server.registerTool(tool.name, config, handler);
+        // A long-running capability (issue 38, item 8): a 2025-11-25 client may ask for a task.
+        // registerTool takes no `execution`; the registered tool carries it into tools/list, and
+        // the SDK leaves it out of a 2026-07-28 list (not in that revision's Tool).
+        if (task) registered.execution = { taskSupport: 'optional' };
+      },
+    };
   });
 }
 
