@@ -1,4 +1,4 @@
-import { fromJsonSchema, requireScopes, type CallToolResult, type JsonSchemaType, type McpServer, type ServerContext } from '@modelcontextprotocol/server';
+import { fromJsonSchema, requireScopes, type CallToolResult, type JsonSchemaType, type McpServer, type ServerContext, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { JsonSchema } from '../../interfaces/catalog.interface';
 import type { CapabilityTools, ToolDefinition } from '../../core/tools/capability-tools';
 import type { InvocationResult } from '../../core/invoker/invocation-result';
@@ -6,7 +6,6 @@ import { callOf } from './mcp-call.context';
 import type { ApprovalService } from '../../core/approvals/approval.service';
 import type { ApprovalAnswer, ApprovalRequest } from '../../core/approvals/approval.types';
 import type { CapabilityTasks } from '../../core/tasks/capability-tasks';
-import type { McpTaskTool } from './mcp-tasks';
 
 /** One registration on a request's server, built once per process: configs, schemas and handlers are shared by every server. */
 export interface McpRegistration {
@@ -17,6 +16,16 @@ export interface McpRegistration {
   readonly register: (server: McpServer) => void;
   /** Set when the tool's capability runs as a task (`@Capability({ task: true })`, see enableTasks). */
   readonly taskTool?: McpTaskTool;
+}
+
+/** A tool whose capability may run as a task (`@Capability({ task: true })`). */
+export interface McpTaskTool {
+  capabilityId: string;
+  /** The tool's input schema: a call is checked before its task starts, as the SDK checks a plain call. */
+  input: StandardSchemaWithJSON<Record<string, unknown>, Record<string, unknown>>;
+  /** The tool's output schema: the result of `tasks/result` is checked as the SDK checks a plain call's. */
+  output?: StandardSchemaWithJSON<Record<string, unknown>, Record<string, unknown>>;
+  structured: 'object' | 'wrapped' | undefined;
 }
 
 /** `_meta` key naming the capability behind a tool (tool names cannot hold its dots everywhere). */

@@ -7,7 +7,7 @@ import { CapabilityTools } from '../../core/tools/capability-tools';
 import { ApprovalService } from '../../core/approvals/approval.service';
 import { TalkService } from '../../core/talk/talk.service';
 import { NewsService } from '../../core/news/news.service';
-import { capabilityToolRegistrations, type McpRegistration } from './mcp-capability.tools';
+import { capabilityToolRegistrations, type McpRegistration, type McpTaskTool } from './mcp-capability.tools';
 import { talkToolRegistration } from './mcp-talk.tool';
 import { NEWS_URI, newsRegistrations } from './mcp-news';
 
@@ -18,7 +18,7 @@ export interface McpSessionHooks {
 }
 import { callOfRequest } from './mcp-call.context';
 import { CapabilityTasks } from '../../core/tasks/capability-tasks';
-import { enableTasks, TASK_CAPABILITIES, type McpTaskTool } from './mcp-tasks';
+import { enableTasks, TASK_CAPABILITIES } from './mcp-tasks';
 
 /** Version reported in serverInfo: this module's protocol surface, not the host app's. */
 const SERVER_VERSION = '0.1.0';

@@ -7,25 +7,14 @@ import {
   type McpServer,
   type ServerContext,
   type StandardSchemaV1,
-  type StandardSchemaWithJSON,
   type Task,
 } from '@modelcontextprotocol/server';
 import type { CapabilityTaskDocument, CapabilityTasks } from '../../core/tasks/capability-tasks';
 import { callOf } from './mcp-call.context';
-import { toToolResult, toolError } from './mcp-capability.tools';
+import { toToolResult, toolError, type McpTaskTool } from './mcp-capability.tools';
 
 /** How often a client should poll a working task (the Task's `pollInterval`), ms. */
 export const TASK_POLL_INTERVAL_MS = 1000;
-
-/** A tool whose capability may run as a task (`@Capability({ task: true })`). */
-export interface McpTaskTool {
-  capabilityId: string;
-  /** The tool's input schema: a call is checked before its task starts, as the SDK checks a plain call. */
-  input: StandardSchemaWithJSON<Record<string, unknown>, Record<string, unknown>>;
-  /** The tool's output schema: the result of `tasks/result` is checked as the SDK checks a plain call's. */
-  output?: StandardSchemaWithJSON<Record<string, unknown>, Record<string, unknown>>;
-  structured: 'object' | 'wrapped' | undefined;
-}
 
 /** What the server advertises to a 2025-11-25 client when some tool runs as a task (tasks on tools/call, cancel). */
 export const TASK_CAPABILITIES = { tasks: { requests: { tools: { call: {} } }, cancel: {} } } as const;
