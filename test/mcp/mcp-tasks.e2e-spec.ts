@@ -1,4 +1,13 @@
 import { TaskState, type Task as A2aTask } from '@a2a-js/sdk';
+import { Body, Controller, HttpCode, Module, Post, Req } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { IsInt, Max, Min } from 'class-validator';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Capability, capabilitySignal, RestapModule } from 'nestjs-restap';
+import { DatabaseModule } from '../../apps/sample-agent/src/database/database.module';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { listen } from '../support/sample-app';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -235,5 +244,88 @@ describe('issue 38, item 8 — @Capability({ task: true }) runs as an MCP task a
     const result = (await onB.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)) as DigestResult;
     expect(result._meta?.['io.restap/error']).toEqual({ error: 'interrupted', status: 503 });
     await onB.close();
+  });
+});
+
+/** What the fixture's job saw of its signal: `done <ms>` or `aborted: <reason>`. */
+const seen: string[] = [];
+
+class SlowJob {
+  @IsInt()
+  @Min(1)
+  @Max(60_000)
+  ms!: number;
+}
+
+class JobDone {
+  ms!: number;
+}
+
+@Controller('jobs')
+class JobsController {
+  @Post('slow')
+  @HttpCode(200)
+  @Capability({ id: 'jobs.slow', title: 'A slow job', output: JobDone, task: true })
+  async slow(@Body() body: SlowJob, @Req() req: object): Promise<JobDone> {
+    const signal = capabilitySignal(req);
+    try {
+      await sleep(body.ms, undefined, { signal });
+    } catch {
+      seen.push(`aborted: ${(signal.reason as Error)?.message}`);
+      throw signal.reason;
+    }
+    seen.push(`done ${body.ms}`);
+    return { ms: body.ms };
+  }
+}
+
+describe('issue 38, item 8 — a task capability sees the cancel and runs past capabilityTimeoutMs (fixture app)', () => {
+  let db: TestDatabase;
+  let app: RunningApp;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    @Module({
+      imports: [
+        DatabaseModule.forRoot(db.target),
+        RestapModule.forRoot({ agent: { name: 'Jobs' }, talk: false, mcp: { enabled: true }, capabilityTimeoutMs: 300, capabilityTasks: { timeoutMs: 1_500 } }),
+      ],
+      controllers: [JobsController],
+    })
+    class JobsModule {}
+    const nest = await NestFactory.create<NestExpressApplication>(JobsModule, { logger: false });
+    app = await listen(nest);
+  });
+  afterAll(async () => {
+    await Promise.all(opened.map((client) => client.close().catch(() => undefined)));
+    await app?.close();
+    await db?.drop();
+  });
+
+  it('tasks/cancel aborts capabilitySignal(req) in the running handler', async () => {
+    seen.length = 0;
+    const client = await mcpClient(app.url);
+    const { task } = await client.request({ method: 'tools/call', params: { name: 'jobs_slow', arguments: { ms: 10_000 } } }, CreateTaskResultSchema, { task: {} });
+    await sleep(200);
+    expect((await client.experimental.tasks.cancelTask(task.taskId)).status).toBe('cancelled');
+    await until('the handler to see the abort', async () => seen.length > 0);
+    expect(seen).toEqual(['aborted: The task was cancelled.']);
+  });
+
+  it('a task may run capabilityTasks.timeoutMs where a plain call ends at capabilityTimeoutMs (504 tool_timeout); past it the task fails tool_timeout', async () => {
+    seen.length = 0;
+    const client = await mcpClient(app.url);
+    const plain = (await client.callTool({ name: 'jobs_slow', arguments: { ms: 800 } })) as DigestResult;
+    expect(plain.isError).toBe(true);
+    expect(plain._meta?.['io.restap/error']).toEqual({ error: 'tool_timeout', status: 504 });
+
+    const { task } = await client.request({ method: 'tools/call', params: { name: 'jobs_slow', arguments: { ms: 800 } } }, CreateTaskResultSchema, { task: {} });
+    const done = (await client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)) as { structuredContent?: unknown };
+    expect(done.structuredContent).toEqual({ ms: 800 });
+
+    const { task: late } = await client.request({ method: 'tools/call', params: { name: 'jobs_slow', arguments: { ms: 5_000 } } }, CreateTaskResultSchema, { task: {} });
+    const failed = (await client.experimental.tasks.getTaskResult(late.taskId, CallToolResultSchema)) as DigestResult;
+    expect(failed._meta?.['io.restap/error']).toEqual({ error: 'tool_timeout', status: 504 });
+    expect(seen).toEqual(expect.arrayContaining(['done 800', expect.stringMatching(/^aborted: /)]));
   });
 });
