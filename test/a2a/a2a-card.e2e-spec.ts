@@ -33,7 +33,7 @@ describe('A2A door: the agent card', () => {
 
   it('skills are the capabilities (id, name from the title, description, tags, examples from DTO examples) plus the conversation', async () => {
     const card = await (await fetch(`${agent.url}${CARD}`, { headers: V1 })).json();
-    expect(card.skills.map((s: { id: string }) => s.id)).toEqual(['talk', 'text.echo', 'text.reverse', 'notes.create', 'notes.list', 'notes.get', 'notes.delete']);
+    expect(card.skills.map((s: { id: string }) => s.id)).toEqual(['talk', 'text.echo', 'text.reverse', 'notes.create', 'notes.list', 'notes.digest', 'notes.get', 'notes.delete']);
     expect(card.skills[2]).toEqual({
       id: 'text.reverse',
       name: 'Reverse text',
@@ -57,14 +57,14 @@ describe('A2A door: the agent card', () => {
 
   it('the official client reads it from the base URL alone, skills and security included (with the key: the card offers an extended card, issue 38 item 4)', async () => {
     const card = await (await clientFor(agent.url)).getAgentCard(withKey());
-    expect(card.skills.map((s) => s.id)).toEqual(['talk', 'text.echo', 'text.reverse', 'notes.create', 'notes.list', 'notes.get', 'notes.delete']);
+    expect(card.skills.map((s) => s.id)).toEqual(['talk', 'text.echo', 'text.reverse', 'notes.create', 'notes.list', 'notes.digest', 'notes.get', 'notes.delete']);
     expect(card.securitySchemes.bearer?.scheme).toEqual({ $case: 'httpAuthSecurityScheme', value: expect.objectContaining({ scheme: 'bearer' }) });
   });
 
   it('a 0.3 client (no A2A-Version header) gets the 0.3 card shape, with the same skills', async () => {
     const card = await (await fetch(`${agent.url}${CARD}`)).json();
     expect(card).toMatchObject({ url: `${agent.url}/a2a`, protocolVersion: '0.3', preferredTransport: 'JSONRPC', securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } });
-    expect(card.skills.map((s: { id: string }) => s.id)).toEqual(['talk', 'text.echo', 'text.reverse', 'notes.create', 'notes.list', 'notes.get', 'notes.delete']);
+    expect(card.skills.map((s: { id: string }) => s.id)).toEqual(['talk', 'text.echo', 'text.reverse', 'notes.create', 'notes.list', 'notes.digest', 'notes.get', 'notes.delete']);
   });
 
   it('is served with caching headers like the catalog: ETag, Cache-Control, Vary, and 304 on If-None-Match', async () => {

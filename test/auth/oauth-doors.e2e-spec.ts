@@ -310,11 +310,11 @@ describe('OAuth 2.1 on every door (issue 34)', () => {
     expect(limited.status).toBe(200);
     const offered = (llm.requests.at(-2)!.body as ChatRequestBody).tools!.map((t) => t.function.name);
     // Every tool but text_reverse (the sample's notes_* need no scope).
-    expect(offered).toEqual(['text_echo', 'notes_create', 'notes_list', 'notes_get', 'notes_delete']);
+    expect(offered).toEqual(['text_echo', 'notes_create', 'notes_list', 'notes_digest', 'notes_get', 'notes_delete']);
     expect(((await limited.json()) as { reply: string }).reply).toContain('Error 403 insufficient_scope');
 
     const full = await talk(await as.token('agent-client', resource, 'text:reverse text:echo'));
-    expect((llm.requests.at(-2)!.body as ChatRequestBody).tools!.map((t) => t.function.name).sort()).toEqual(['notes_create', 'notes_delete', 'notes_get', 'notes_list', 'text_echo', 'text_reverse']);
+    expect((llm.requests.at(-2)!.body as ChatRequestBody).tools!.map((t) => t.function.name).sort()).toEqual(['notes_create', 'notes_delete', 'notes_digest', 'notes_get', 'notes_list', 'text_echo', 'text_reverse']);
     expect(((await full.json()) as { reply: string }).reply).toContain('"reversed_text":"cba"');
   });
 

@@ -201,7 +201,7 @@ describe('Startup fails loudly, with the fix in the message, on each misuse', ()
       class OldMigrationsModule {}
       const error = await bootError(OldMigrationsModule);
       expect(error?.message).toBe(
-        "RESTAP migrations are pending (RestapToolSteps1764800000000, RestapA2aTasks1764900000000, RestapReplicas1765000000000, RestapApprovals1765100000000, RestapTalkFrames1765200000000, RestapA2aPushConfigs1765238000000, RestapMcpSessions1765238000001, RestapMcpSessionOwner1765300000000): add RESTAP_MIGRATIONS from 'nestjs-restap' to your DataSource's migrations and run them (migrationsRun: true, or the TypeORM CLI).",
+        "RESTAP migrations are pending (RestapToolSteps1764800000000, RestapA2aTasks1764900000000, RestapReplicas1765000000000, RestapApprovals1765100000000, RestapTalkFrames1765200000000, RestapA2aPushConfigs1765238000000, RestapMcpSessions1765238000001, RestapMcpSessionOwner1765300000000, RestapCapabilityTasks1765300000001): add RESTAP_MIGRATIONS from 'nestjs-restap' to your DataSource's migrations and run them (migrationsRun: true, or the TypeORM CLI).",
       );
     } finally {
       await old.close();

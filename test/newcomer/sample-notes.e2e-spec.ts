@@ -15,7 +15,7 @@ describe('issue 40 item 12: the sample has a second domain with real state in Po
     const { catalog } = await RestapClient.discover(agent.url);
     const notes = Object.fromEntries(catalog.capabilities.filter((c) => c.id.startsWith('notes.')).map((c) => [c.id, c]));
     expect(Object.fromEntries(Object.entries(notes).map(([id, c]) => [id, `${c.method} ${c.endpoint}`]))).toEqual({
-      'notes.create': 'POST /notes', 'notes.list': 'GET /notes', 'notes.get': 'GET /notes/{id}', 'notes.delete': 'DELETE /notes/{id}',
+      'notes.create': 'POST /notes', 'notes.list': 'GET /notes', 'notes.digest': 'POST /notes/digest', 'notes.get': 'GET /notes/{id}', 'notes.delete': 'DELETE /notes/{id}',
     });
     expect(notes['notes.get'].parameters).toEqual([{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }]);
     expect(notes['notes.list'].parameters?.map((p) => p.name)).toEqual(['q', 'limit']);

@@ -44,7 +44,7 @@ describe('The sample agent lets its model call text.reverse as a tool (issue "Do
   it('offers every capability to the model as a function with its input schema', async () => {
     await (await postTalk(`${agent.url}/talk`, { message: "reverse 'x'" }, AUTH)).json();
     const tools = (llm.requests.at(-2)!.body as ChatRequestBody).tools!;
-    expect(tools.map((t) => t.function.name).sort()).toEqual(['notes_create', 'notes_delete', 'notes_get', 'notes_list', 'text_echo', 'text_reverse']);
+    expect(tools.map((t) => t.function.name).sort()).toEqual(['notes_create', 'notes_delete', 'notes_digest', 'notes_get', 'notes_list', 'text_echo', 'text_reverse']);
     const reverse = tools.find((t) => t.function.name === 'text_reverse')!;
     expect(reverse).toMatchObject({ type: 'function', function: { description: 'Reverse text: Returns the input text in reverse order' } });
     expect(reverse.function.parameters).toMatchObject({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });

@@ -8,7 +8,7 @@ import { BENCH_MODE, SampleBrain } from './brain/sample.brain';
 import { TextController } from './text/text.controller';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Note } from './notes/note.entity';
-import { NotesController } from './notes/notes.controller';
+import { NOTES_DIGEST_STEP_MS, NotesController } from './notes/notes.controller';
 import { API_KEY, ApiKeyGuard } from './auth/api-key.guard';
 import { HealthModule } from './health/health.module';
 import { PLAYGROUND_PATH, RootController } from './playground/root.controller';
@@ -27,7 +27,7 @@ export const SYSTEM_PROMPT =
   'You are the Text Analysis Agent, an AI agent specialized in text processing and analysis. ' +
   'Besides talking, you offer text capabilities over HTTP: POST /text/echo returns a text unchanged and ' +
   'POST /text/reverse returns it reversed; mention them when they help, and call them as tools when asked ' +
-  'to echo or reverse a text. You also keep notes (create, list with a filter, get by id, delete) with the notes_* tools: ' +
+  'to echo or reverse a text. You also keep notes (create, list with a filter, get by id, delete, digest) with the notes_* tools: ' +
   'use them when asked to remember, find or forget something, and never delete a note unless asked to. Answer concisely.';
 
 /** The sample RESTAP agent. `AppModule.register(config)` lets tests choose the database. */
@@ -100,6 +100,7 @@ export class AppModule {
       providers: [
         { provide: API_KEY, useValue: config.apiKey },
         { provide: PACKAGES_DIR, useValue: config.packagesDir },
+        { provide: NOTES_DIGEST_STEP_MS, useValue: config.notesDigestStepMs ?? 500 },
         ApiKeyGuard,
         OfflineResponder,
         SampleBrain,

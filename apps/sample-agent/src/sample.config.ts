@@ -36,6 +36,8 @@ export interface SampleConfig {
   shutdownGraceMs?: number;
   /** RESTAP_REPLICA_HEARTBEAT_MS: how often this instance writes its heartbeat (replicas.heartbeatMs); unset: the module default. */
   replicaHeartbeatMs?: number;
+  /** RESTAP_NOTES_DIGEST_STEP_MS: how long the `notes.digest` job spends on each note, ms; default 500. */
+  notesDigestStepMs?: number;
   /** RESTAP_ORPHAN_AFTER_MS: silence after which an instance's open work is ended by the others (replicas.orphanAfterMs); unset: the module default. */
   orphanAfterMs?: number;
   /** RESTAP_ACCESS_LOG=1: one log line per request (method, path with session_id redacted, status, ms). */
@@ -106,6 +108,7 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
     shutdownGraceMs: intFromEnv(env, 'RESTAP_SHUTDOWN_GRACE_MS', 1),
     replicaHeartbeatMs: intFromEnv(env, 'RESTAP_REPLICA_HEARTBEAT_MS', 1),
     orphanAfterMs: intFromEnv(env, 'RESTAP_ORPHAN_AFTER_MS', 1),
+    notesDigestStepMs: intFromEnv(env, 'RESTAP_NOTES_DIGEST_STEP_MS', 1),
     accessLog: env.RESTAP_ACCESS_LOG === '1',
     playground: env.RESTAP_PLAYGROUND !== '0',
     agui: env.RESTAP_AGUI !== '0',

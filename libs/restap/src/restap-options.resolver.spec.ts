@@ -27,6 +27,8 @@ describe('resolveOptions: defaults are filled in one place', () => {
     expect(resolved.cors).toBeUndefined();
     expect(resolved.catalogCacheControl).toBe('public, max-age=60');
     expect(resolved.playground).toEqual({ enabled: false, path: '/playground' });
+    // Issue 38, item 8: a capability run as a task may take 10 min, and its result stays readable 1 h.
+    expect(resolved.capabilityTasks).toEqual({ timeoutMs: 600_000, ttlMs: 3_600_000 });
   });
 
   it('the playground is served only when enabled, at /playground unless given a path', () => {
@@ -79,6 +81,7 @@ describe('resolveOptions: invalid options fail startup with what to fix', () => 
     [{ agent, cors: { origins: '*' }, news: { scope: 'session' } }, "cors.origins is '*' while news.scope is 'session'"],
     [{ agent, cors: { origins: [''] } }, 'cors.origins must be a list of origins'],
     [{ agent, shutdownGraceMs: -5 }, 'shutdownGraceMs must be a positive integer, got -5'],
+    [{ agent, capabilityTasks: { timeoutMs: 0 } }, 'capabilityTasks.timeoutMs must be a positive integer, got 0'],
     [{ agent, playground: true }, 'playground must be { enabled?: boolean, path?: string }'],
     [{ agent, playground: { enabled: 'yes' } }, 'playground.enabled must be a boolean'],
     [{ agent, playground: { path: 'playground' } }, `playground.path must be a path such as '/playground'`],

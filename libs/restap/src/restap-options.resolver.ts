@@ -49,6 +49,8 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
     'talk.contextBudget.itemChars': talk?.contextBudget?.itemChars,
     'talk.toolTimeoutMs': talk?.toolTimeoutMs,
     capabilityTimeoutMs: options.capabilityTimeoutMs,
+    'capabilityTasks.timeoutMs': options.capabilityTasks?.timeoutMs,
+    'capabilityTasks.ttlMs': options.capabilityTasks?.ttlMs,
     'news.maxTypeLength': news?.maxTypeLength,
     'news.defaultLimit': news?.defaultLimit,
     'news.maxLimit': news?.maxLimit,
@@ -136,6 +138,7 @@ export function resolveOptions(options: RestapModuleOptions): ResolvedRestapOpti
     guards: [...(options.guards ?? [])],
     shutdownGraceMs: options.shutdownGraceMs ?? 10_000,
     capabilityTimeoutMs: options.capabilityTimeoutMs ?? talk?.toolTimeoutMs ?? 30_000,
+    capabilityTasks: { timeoutMs: options.capabilityTasks?.timeoutMs ?? 600_000, ttlMs: options.capabilityTasks?.ttlMs ?? 3_600_000 },
     storage: {
       requireSynchronousCommit: options.storage?.requireSynchronousCommit ?? false,
       preparedStatements: options.storage?.preparedStatements ?? true,

@@ -47,6 +47,8 @@ import { DoorStreams } from './doors/kit/http/door-streams';
 import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
 import { CapabilityInvoker } from './core/invoker/capability-invoker';
 import { CapabilityTools } from './core/tools/capability-tools';
+import { CapabilityTasks } from './core/tasks/capability-tasks';
+import { CapabilityTaskStore } from './persistence/capability-task.store';
 import { TALK_RESUME_PROVIDERS } from './doors/restap/talk/resume';
 import { ApprovalService } from './core/approvals/approval.service';
 import { RESTAP_APPROVAL_STORE } from './persistence/approval.store';
@@ -136,13 +138,15 @@ function throttlerStorageOf(options: ResolvedRestapCoreOptions, dataSource?: Dat
     { provide: RESTAP_TALK_NEWS_SOURCE, useExisting: NewsService },
     CapabilityInvoker,
     CapabilityTools,
+    CapabilityTaskStore,
+    CapabilityTasks,
     { provide: RESTAP_APPROVAL_STORE, useClass: TypeOrmApprovalStore },
     ApprovalService,
     DoorGuards,
     DoorStreams,
   ],
   // The doors' modules (imported below, when they may open) use the core and the kit through these.
-  exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools, DoorKit, OAUTH_RESOURCE, RestapSql, RestapReplicas, ApprovalService],
+  exports: [CatalogService, RESTAP_OPTIONS, NewsService, NewsWakeups, RestapRegistry, TalkService, CapabilityInvoker, CapabilityTools, DoorKit, OAUTH_RESOURCE, RestapSql, RestapReplicas, ApprovalService, CapabilityTasks],
 })
 export class RestapModule extends RestapConfigurableModule {
   static override forRoot(options: typeof RESTAP_OPTIONS_TYPE): DynamicModule {

@@ -58,3 +58,36 @@ export class DeletedNoteDto {
   @ApiProperty({ example: true })
   deleted: boolean;
 }
+
+export class DigestNotesDto {
+  @ApiPropertyOptional({ description: 'Only notes whose title or body contains this text (case-insensitive)', example: 'milk' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  q?: string;
+
+  @ApiPropertyOptional({ description: 'At most this many notes, newest first', example: 50 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(500)
+  limit?: number;
+}
+
+export class NotesDigestDto {
+  @ApiProperty({ description: 'How many notes the digest covers', example: 3 })
+  @IsInt()
+  notes: number;
+
+  @ApiProperty({ description: 'Words in those notes', example: 42 })
+  @IsInt()
+  words: number;
+
+  @ApiProperty({ description: 'The digest: one Markdown line per note, newest first', example: '- **Groceries** (#1, 3 words): Milk, eggs, bread' })
+  @IsString()
+  digest: string;
+
+  @ApiProperty({ example: '2026-12-05T10:00:00.000Z' })
+  @IsDateString()
+  created_at: string;
+}

@@ -1,11 +1,15 @@
-import { Body, Controller, Delete, Get, HttpCode, NotFoundException, Param, ParseIntPipe, Post, Query, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, NotFoundException, Param, ParseIntPipe, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Capability } from 'nestjs-restap';
+import { Capability, capabilitySignal } from 'nestjs-restap';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Repository } from 'typeorm';
 import { ApiKeyGuard } from '../auth/api-key.guard';
 import { Note } from './note.entity';
-import { CreateNoteDto, DeletedNoteDto, ListNotesQuery, NoteDto } from './note.dto';
+import { CreateNoteDto, DeletedNoteDto, DigestNotesDto, ListNotesQuery, NoteDto, NotesDigestDto } from './note.dto';
+
+/** How long the digest spends on each note, ms (RESTAP_NOTES_DIGEST_STEP_MS): it stands for a slow summariser. */
+export const NOTES_DIGEST_STEP_MS = Symbol('NOTES_DIGEST_STEP_MS');
 
 const view = (note: Note): NoteDto => ({ id: note.id, title: note.title, body: note.body, created_at: note.createdAt.toISOString() });
 /** `%` and `_` in the filter are text, not LIKE wildcards. */
@@ -20,7 +24,10 @@ const likePattern = (q: string): string => `%${q.replace(/[\\%_]/g, (c) => `\\${
 @UseGuards(ApiKeyGuard)
 @Controller('notes')
 export class NotesController {
-  constructor(@InjectRepository(Note) private readonly notes: Repository<Note>) {}
+  constructor(
+    @InjectRepository(Note) private readonly notes: Repository<Note>,
+    @Inject(NOTES_DIGEST_STEP_MS) private readonly digestStepMs: number,
+  ) {}
 
   @Post()
   @Capability({ id: 'notes.create', title: 'Create a note', description: 'Stores a note with a title and a body; answers it with its id', output: NoteDto })
@@ -34,6 +41,35 @@ export class NotesController {
     const select = this.notes.createQueryBuilder('n').orderBy('n.id', 'DESC').limit(query.limit ?? 20);
     if (query.q) select.where('(n.title ILIKE :q OR n.body ILIKE :q)', { q: likePattern(query.q) });
     return (await select.getMany()).map(view);
+  }
+
+  @Post('digest')
+  @HttpCode(200)
+  // A long-running job: MCP and A2A run it as a task (issue 38, item 8) that any replica can follow or cancel.
+  @Capability({
+    id: 'notes.digest',
+    title: 'Digest the notes',
+    description: 'Reads the notes (q filters them) one by one and writes a Markdown digest: a slow job, run as a task',
+    output: NotesDigestDto,
+    task: true,
+  })
+  async digest(@Body() body: DigestNotesDto, @Req() req: object): Promise<NotesDigestDto> {
+    // Aborted when the task is cancelled (from any replica) or times out: the job stops between notes.
+    const signal = capabilitySignal(req);
+    const select = this.notes.createQueryBuilder('n').orderBy('n.id', 'DESC').limit(body.limit ?? 50);
+    if (body.q) select.where('(n.title ILIKE :q OR n.body ILIKE :q)', { q: likePattern(body.q) });
+    const notes = await select.getMany();
+    if (!notes.length) throw new NotFoundException(body.q ? `No note contains '${body.q}'.` : 'There are no notes to digest.');
+    const lines: string[] = [];
+    let words = 0;
+    for (const note of notes) {
+      await sleep(this.digestStepMs, undefined, { signal });
+      const count = `${note.title} ${note.body}`.split(/\s+/).filter(Boolean).length;
+      words += count;
+      const gist = note.body.length > 80 ? `${note.body.slice(0, 79)}…` : note.body;
+      lines.push(`- **${note.title}** (#${note.id}, ${count} words)${gist ? `: ${gist}` : ''}`);
+    }
+    return { notes: notes.length, words, digest: lines.join('\n'), created_at: new Date().toISOString() };
   }
 
   @Get(':id')

@@ -58,6 +58,17 @@ export interface CapabilityOptions {
    */
   scopes?: readonly string[];
   /**
+   * A long-running capability: a door may run a call as a task that outlives the request, so a slow
+   * capability never holds a request open. An MCP client that asks for a task (2025-11-25 tasks:
+   * `tools/call` with `task`) gets the task at once and follows it with `tasks/get`, `tasks/result`
+   * and `tasks/cancel`; an A2A `SendMessage` with `returnImmediately` gets the task `working` and
+   * polls `GetTask`. Either way the task is stored in PostgreSQL (any replica answers for it), a
+   * cancel aborts the call (see `capabilitySignal`), it may run `capabilityTasks.timeoutMs` instead of
+   * `capabilityTimeoutMs`, and a task whose instance died is failed by the orphan sweep. Callers
+   * that ask for no task still get a plain call. See docs/tools.md. @default false
+   */
+  task?: boolean;
+  /**
    * Fields copied as they are into the catalog entry, e.g. `{ pricing: { per_call_usd: 0.01 } }`.
    * They cannot replace `id`, `title`, `method` or `endpoint` (startup fails if they try).
    */
@@ -69,5 +80,5 @@ export interface CapabilityOptions {
  * added here too; the explorer refuses other keys at startup (JavaScript callers, casts).
  */
 export const CAPABILITY_OPTION_KEYS: Readonly<Record<keyof CapabilityOptions, true>> = Object.freeze({
-  id: true, title: true, description: true, output: true, input: true, news: true, tool: true, approval: true, scopes: true, extra: true,
+  id: true, title: true, description: true, output: true, input: true, news: true, tool: true, approval: true, scopes: true, task: true, extra: true,
 });

@@ -353,6 +353,17 @@ export interface RestapApprovalOptions {
   requestStateSecret?: string | Uint8Array;
 }
 
+/** Long-running capabilities run as tasks (`@Capability({ task: true })`, docs/tools.md). */
+export interface RestapCapabilityTaskOptions {
+  /**
+   * Time a capability call run as a task may take before the task fails with 504 `tool_timeout`,
+   * ms (a plain call keeps `capabilityTimeoutMs`). @default 600000 (10 min)
+   */
+  timeoutMs?: number;
+  /** How long a finished MCP task stays readable (`tasks/get`, `tasks/result`), ms: its `ttl`. @default 3600000 (1 h) */
+  ttlMs?: number;
+}
+
 /**
  * The options of the core and the RESTAP door: everything in `RestapModuleOptions` but the optional
  * doors' slices, which live beside each door (`doors/<door>/<door>.options.ts`).
@@ -390,6 +401,11 @@ export interface RestapCoreOptions {
    * 504 `tool_timeout`, ms. @default 30000 (or the deprecated `talk.toolTimeoutMs`)
    */
   capabilityTimeoutMs?: number;
+  /**
+   * Capabilities marked `@Capability({ task: true })` when a door runs a call as a task (an MCP
+   * task, a non-blocking A2A send). @default { timeoutMs: 600000, ttlMs: 3600000 }
+   */
+  capabilityTasks?: RestapCapabilityTaskOptions;
   storage?: RestapStorageOptions;
   /** Heartbeats and the orphan window (see RestapReplicasOptions). @default { heartbeatMs: 5000, orphanAfterMs: 30000 } */
   replicas?: RestapReplicasOptions;
@@ -426,6 +442,7 @@ export interface ResolvedRestapCoreOptions {
   guards: Array<Type<CanActivate>>;
   shutdownGraceMs: number;
   capabilityTimeoutMs: number;
+  capabilityTasks: Required<RestapCapabilityTaskOptions>;
   storage: Required<RestapStorageOptions>;
   replicas: Required<RestapReplicasOptions>;
   catalogCacheControl: string;

@@ -16,12 +16,13 @@ import { RestapA2aPushConfigs1765238000000 } from './migrations/1765238000000-re
 import { RestapMcpSessionEntity } from './entities/restap-mcp-session.entity';
 import { RestapMcpSessions1765238000001 } from './migrations/1765238000001-restap-mcp-sessions';
 import { RestapMcpSessionOwner1765300000000 } from './migrations/1765300000000-restap-mcp-session-owner';
+import { RestapCapabilityTasks1765300000001 } from './migrations/1765300000001-restap-capability-tasks';
 
 /** Entities to add to the host's DataSource when it does not use `autoLoadEntities`. */
 export const RESTAP_ENTITIES = [RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity, RestapA2aTaskEntity, RestapReplicaEntity, RestapApprovalEntity, RestapTalkFrameEntity, RestapA2aPushConfigEntity, RestapMcpSessionEntity];
 
 /** Migrations to add to the host's DataSource `migrations` (run by `migrationsRun` or the TypeORM CLI). */
-export const RESTAP_MIGRATIONS = [RestapInit1764700000000, RestapToolSteps1764800000000, RestapA2aTasks1764900000000, RestapReplicas1765000000000, RestapApprovals1765100000000, RestapTalkFrames1765200000000, RestapA2aPushConfigs1765238000000, RestapMcpSessions1765238000001, RestapMcpSessionOwner1765300000000];
+export const RESTAP_MIGRATIONS = [RestapInit1764700000000, RestapToolSteps1764800000000, RestapA2aTasks1764900000000, RestapReplicas1765000000000, RestapApprovals1765100000000, RestapTalkFrames1765200000000, RestapA2aPushConfigs1765238000000, RestapMcpSessions1765238000001, RestapMcpSessionOwner1765300000000, RestapCapabilityTasks1765300000001];
 
 /** Tables the module needs; checked at startup. */
 export const RESTAP_TABLES = ['restap_sessions', 'restap_turns', 'restap_news', 'restap_news_sequences'];
@@ -38,6 +39,7 @@ export const RESTAP_COLUMNS = [
   { table: 'restap_a2a_push_configs', column: 'id', migration: 'RestapA2aPushConfigs1765238000000' },
   { table: 'restap_mcp_sessions', column: 'id_hash', migration: 'RestapMcpSessions1765238000001' },
   { table: 'restap_mcp_sessions', column: 'owner_hash', migration: 'RestapMcpSessionOwner1765300000000' },
+  { table: 'restap_a2a_tasks', column: 'kind', migration: 'RestapCapabilityTasks1765300000001' },
 ];
 
-export { RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity, RestapA2aTaskEntity, RestapReplicaEntity, RestapApprovalEntity, RestapInit1764700000000, RestapToolSteps1764800000000, RestapA2aTasks1764900000000, RestapReplicas1765000000000, RestapApprovals1765100000000, RestapTalkFrameEntity, RestapTalkFrames1765200000000, RestapA2aPushConfigEntity, RestapMcpSessionEntity, RestapA2aPushConfigs1765238000000, RestapMcpSessions1765238000001, RestapMcpSessionOwner1765300000000 };
+export { RestapSessionEntity, RestapTurnEntity, RestapNewsEntity, RestapNewsSequenceEntity, RestapA2aTaskEntity, RestapReplicaEntity, RestapApprovalEntity, RestapInit1764700000000, RestapToolSteps1764800000000, RestapA2aTasks1764900000000, RestapReplicas1765000000000, RestapApprovals1765100000000, RestapTalkFrameEntity, RestapTalkFrames1765200000000, RestapA2aPushConfigEntity, RestapMcpSessionEntity, RestapA2aPushConfigs1765238000000, RestapMcpSessions1765238000001, RestapMcpSessionOwner1765300000000, RestapCapabilityTasks1765300000001 };

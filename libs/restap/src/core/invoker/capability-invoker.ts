@@ -71,7 +71,7 @@ export class CapabilityInvoker {
       res.end();
     };
     const onAbort = (): void => {
-      req.abort();
+      req.abort(signal?.reason);
       res.destroy();
     };
     signal?.addEventListener('abort', onAbort, { once: true });

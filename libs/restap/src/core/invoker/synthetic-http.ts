@@ -45,6 +45,9 @@ export class SyntheticRequest extends EventEmitter {
   readonly protocol = 'http';
   readonly secure = false;
   readonly socket: SyntheticSocket;
+  /** Aborted when the call is: its caller cancelled it (an MCP or A2A task cancel), went away, or it timed out. */
+  readonly signal: AbortSignal;
+  private readonly aborts = new AbortController();
   readonly complete = true;
   /** body-parser's "already parsed" mark, should a host middleware ever see this request. */
   readonly _body = true;
@@ -61,6 +64,7 @@ export class SyntheticRequest extends EventEmitter {
     this.body = init.body;
     this.ip = init.ip;
     this.socket = new SyntheticSocket(init.ip);
+    this.signal = this.aborts.signal;
   }
 
   get hostname(): string | undefined {
@@ -82,7 +86,8 @@ export class SyntheticRequest extends EventEmitter {
   }
 
   /** The caller went away (or the call timed out): handlers watching the connection stop. */
-  abort(): void {
+  abort(reason?: unknown): void {
+    this.aborts.abort(reason ?? new Error('The call was aborted.'));
     this.socket.destroy();
     this.emit('close');
   }

@@ -35,6 +35,9 @@ export function assertCapabilityOptionKeys(capability: CapabilityOptions, where:
   if (approval !== undefined && typeof approval !== 'boolean' && typeof approval !== 'function') {
     throw new RestapBootstrapError(`${label}: approval must be true, false or a function (args, caller) => boolean | string (the question), got ${typeof approval}.`);
   }
+  if (capability.task !== undefined && typeof capability.task !== 'boolean') {
+    throw new RestapBootstrapError(`${label}: task must be true or false, got ${typeof capability.task}.`);
+  }
   const { extra } = capability;
   if (extra === undefined) return;
   if (typeof extra !== 'object' || extra === null || Array.isArray(extra)) {

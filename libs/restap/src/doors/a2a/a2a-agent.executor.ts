@@ -17,6 +17,7 @@ import { answerApproval, approvalAnswerOf, capabilityCallOf, runCapability } fro
 import { ApprovalService } from '../../core/approvals/approval.service';
 import type { ApprovalAnswer } from '../../core/approvals/approval.types';
 import { hashSessionId } from '../../sessions/session-id';
+import { CapabilityTasks } from '../../core/tasks/capability-tasks';
 
 /** Why a cancelled task's turn and capability calls stop. */
 const TASK_CANCELED = 'The task was canceled.';
@@ -48,6 +49,7 @@ export class A2aAgentExecutor implements AgentExecutor {
     private readonly tasks: A2aTaskStore,
     @Inject(RESTAP_OPTIONS) private readonly options: A2aDoorOptions,
     @Optional() private readonly approvals?: ApprovalService,
+    @Optional() private readonly capabilityTasks?: CapabilityTasks,
   ) {}
 
   /** Ids of the tasks running on this instance. */
@@ -68,7 +70,7 @@ export class A2aAgentExecutor implements AgentExecutor {
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
     // A new task of a blocking send: no one but this request knows its id before the answer.
     const state = requestStateOf(request.context);
-    const events = new TaskEvents(request, bus, !request.task && state.blockingSend, state.unarySend);
+    const events = new TaskEvents(request, bus, !request.task && state.blockingSend, state.unarySend, state.unarySend && !state.blockingSend);
     const running: Running = { cancelled: false };
     this.running.set(request.taskId, running);
     // The task store puts the context id back into what it loads for this request.
@@ -90,7 +92,9 @@ export class A2aAgentExecutor implements AgentExecutor {
         if (answer) await answerApproval(this.approvals!, answer, request.contextId, caller, events, running.abort.signal);
         else {
           const approvals = this.approvals && { service: this.approvals, contextId: request.contextId };
-          await runCapability(this.tools, call!, caller, events, running.abort.signal, approvals);
+          // A long-running capability (task: true) may run capabilityTasks.timeoutMs: its task outlives the send.
+          const long = typeof call!.capability === 'string' && this.capabilityTasks?.isTask(call!.capability) === true;
+          await runCapability(this.tools, call!, caller, events, running.abort.signal, approvals, long ? this.options.capabilityTasks.timeoutMs : undefined);
         }
       } else {
         await this.converse(request, events, running);

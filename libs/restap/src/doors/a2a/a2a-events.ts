@@ -55,6 +55,8 @@ export class TaskEvents {
     private readonly bus: ExecutionEventBus,
     readonly unseen = false,
     private readonly coalesce = false,
+    /** A SendMessage with `returnImmediately`: the SDK answers with the first event. */
+    private readonly returnsAtOnce = false,
   ) {
     this.taskId = request.taskId;
     this.contextId = request.contextId;
@@ -74,15 +76,18 @@ export class TaskEvents {
       this.publishTimer = setTimeout(() => this.publishPending(), UNSEEN_TASK_MS).unref();
       return;
     }
+    // A new task of a send that returns at once (`returnImmediately`) is answered with its first
+    // event: published `working` (it is running), not `submitted` then `working` (issue 38, item 8).
+    const immediate = !this.request.task && this.returnsAtOnce;
     this.bus.publish(AgentEvent.task(this.request.task ?? {
       id: this.taskId,
       contextId: this.contextId,
-      status: this.statusOf(TaskState.TASK_STATE_SUBMITTED),
+      status: this.statusOf(immediate ? TaskState.TASK_STATE_WORKING : TaskState.TASK_STATE_SUBMITTED),
       artifacts: [],
       history: [this.request.userMessage],
       metadata: undefined,
     }));
-    this.status(TaskState.TASK_STATE_WORKING);
+    if (!immediate) this.status(TaskState.TASK_STATE_WORKING);
   }
 
   status(state: TaskState, parts?: Part[]): void {

@@ -36,6 +36,7 @@ export async function runCapability(
   events: TaskEvents,
   signal: AbortSignal,
   approvals?: { service: ApprovalService; contextId: string },
+  timeoutMs?: number,
 ): Promise<void> {
   const { capability, arguments: args = {} } = call;
   if (typeof capability !== 'string' || !capability || !args || typeof args !== 'object' || Array.isArray(args)) {
@@ -51,7 +52,7 @@ export async function runCapability(
       return;
     }
   }
-  publishResult(await tools.callCapability(capability, args, caller, signal), capability, events, signal);
+  publishResult(await tools.callCapability(capability, args, caller, signal, timeoutMs), capability, events, signal);
 }
 
 /** The person's answer a message carries: a data part `{"approval": {"id", "decision"}}`. */

@@ -8,6 +8,11 @@ export interface McpCall {
   sessionId?: string;
   /** The JSON-RPC method of the request's body (`tools/list`, `tools/call`, …), when it has one. */
   method?: string;
+  /**
+   * A 2025-11-25 `tools/call` asking for a task: its `params.task` (the SDK's request validation
+   * leaves it out of the params a handler sees). See enableTasks.
+   */
+  task?: Record<string, unknown>;
 }
 
 /**

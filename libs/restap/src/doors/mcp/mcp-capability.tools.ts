@@ -1,4 +1,4 @@
-import { fromJsonSchema, requireScopes, type CallToolResult, type InputRequiredResult, type JsonSchemaType, type McpServer, type RegisteredTool, type ServerContext } from '@modelcontextprotocol/server';
+import { fromJsonSchema, requireScopes, type CallToolResult, type InputRequiredResult, type JsonSchemaType, type McpServer, type RegisteredTool, type ServerContext, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { JsonSchema } from '../../interfaces/catalog.interface';
 import type { CapabilityTools, ToolDefinition } from '../../core/tools/capability-tools';
 import type { InvocationResult } from '../../core/invoker/invocation-result';
@@ -7,6 +7,7 @@ import type { ApprovalService } from '../../core/approvals/approval.service';
 import type { ApprovalAnswer, ApprovalRequest } from '../../core/approvals/approval.types';
 import type { McpApprovalRounds, RoundRefusal } from './mcp-approval.rounds';
 import type { RestapCaller } from '../../core/caller';
+import type { CapabilityTasks } from '../../core/tasks/capability-tasks';
 
 /** One registration on a request's server, built once per process: configs, schemas and handlers are shared by every server. */
 export interface McpRegistration {
@@ -16,6 +17,18 @@ export interface McpRegistration {
   readonly scopes?: readonly string[];
   /** Registers it on `server`; a tool's registration returns the SDK's handle (a session lists it per token). */
   readonly register: (server: McpServer) => RegisteredTool | void;
+  /** Set when the tool's capability runs as a task (`@Capability({ task: true })`, see enableTasks). */
+  readonly taskTool?: McpTaskTool;
+}
+
+/** A tool whose capability may run as a task (`@Capability({ task: true })`). */
+export interface McpTaskTool {
+  capabilityId: string;
+  /** The tool's input schema: a call is checked before its task starts, as the SDK checks a plain call. */
+  input: StandardSchemaWithJSON<Record<string, unknown>, Record<string, unknown>>;
+  /** The tool's output schema: the result of `tasks/result` is checked as the SDK checks a plain call's. */
+  output?: StandardSchemaWithJSON<Record<string, unknown>, Record<string, unknown>>;
+  structured: 'object' | 'wrapped' | undefined;
 }
 
 /** `_meta` key naming the capability behind a tool (tool names cannot hold its dots everywhere). */
@@ -39,16 +52,20 @@ export const ERROR_META_KEY = 'io.restap/error';
  * A call held for approval asks in-band (`rounds`: the 2026-07-28 input-required round-trip) when
  * the client can be asked so, else answers how to resend it with the decision in `_meta`.
  */
-export function capabilityToolRegistrations(tools: CapabilityTools, approvals?: ApprovalService, rounds?: McpApprovalRounds): McpRegistration[] {
+export function capabilityToolRegistrations(tools: CapabilityTools, approvals?: ApprovalService, rounds?: McpApprovalRounds, tasks?: CapabilityTasks): McpRegistration[] {
   return tools.list().map((tool) => {
     const outputSchema = structuredSchema(tool.outputSchema);
     const scopes = tools.scopesOf(tool);
+    const inputSchema = fromJsonSchema<Record<string, unknown>>(tool.inputSchema as JsonSchemaType);
+    const output = outputSchema ? fromJsonSchema<Record<string, unknown>>(outputSchema as JsonSchemaType) : undefined;
+    const task = tasks?.isTask(tool.capabilityId) === true;
     const config = {
       title: tool.title,
       ...(tool.description ? { description: tool.description } : {}),
-      inputSchema: fromJsonSchema<Record<string, unknown>>(tool.inputSchema as JsonSchemaType),
-      ...(outputSchema ? { outputSchema: fromJsonSchema<Record<string, unknown>>(outputSchema as JsonSchemaType) } : {}),
+      inputSchema,
+      ...(output ? { outputSchema: output } : {}),
       annotations: annotationsOf(tool),
+
       _meta: { [CAPABILITY_META_KEY]: tool.capabilityId },
       // A tools/call whose token lacks the scopes: the SDK answers HTTP 403 insufficient_scope with
       // the step-up challenge (MCP authorization, 2025-11-25), before the tool runs.
@@ -70,7 +87,20 @@ export function capabilityToolRegistrations(tools: CapabilityTools, approvals?: 
       if (!result.ok && result.approval && !answer && rounds?.canAsk(ctx)) return askInBand(rounds, result.approval, { k: 'call', t: tool.name }, args, caller);
       return toToolResult(result, structured, tool.name);
     };
-    return { tool: tool.name, ...(scopes.length ? { scopes } : {}), register: (server: McpServer) => server.registerTool(tool.name, config, handler) };
+    const taskTool: McpTaskTool | undefined = task ? { capabilityId: tool.capabilityId, input: inputSchema, ...(output ? { output } : {}), structured } : undefined;
+    return {
+      tool: tool.name,
+      ...(scopes.length ? { scopes } : {}),
+      ...(taskTool ? { taskTool } : {}),
+      register: (server: McpServer) => {
+        const registered = server.registerTool(tool.name, config, handler);
+        // A long-running capability (issue 38, item 8): a 2025-11-25 client may ask for a task.
+        // registerTool takes no `execution`; the registered tool carries it into tools/list, and
+        // the SDK leaves it out of a 2026-07-28 list (not in that revision's Tool).
+        if (task) registered.execution = { taskSupport: 'optional' };
+        return registered;
+      },
+    };
   });
 }
 

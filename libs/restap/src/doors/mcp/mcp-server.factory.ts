@@ -7,7 +7,7 @@ import { CapabilityTools } from '../../core/tools/capability-tools';
 import { ApprovalService } from '../../core/approvals/approval.service';
 import { TalkService } from '../../core/talk/talk.service';
 import { NewsService } from '../../core/news/news.service';
-import { capabilityToolRegistrations, type McpRegistration } from './mcp-capability.tools';
+import { capabilityToolRegistrations, type McpRegistration, type McpTaskTool } from './mcp-capability.tools';
 import { talkToolRegistration } from './mcp-talk.tool';
 import { NEWS_URI, newsRegistrations } from './mcp-news';
 import { McpApprovalRounds } from './mcp-approval.rounds';
@@ -18,6 +18,8 @@ export interface McpSessionHooks {
   unsubscribe(uri: string): Promise<void>;
 }
 import { callOf, callOfRequest } from './mcp-call.context';
+import { CapabilityTasks } from '../../core/tasks/capability-tasks';
+import { enableTasks, TASK_CAPABILITIES } from './mcp-tasks';
 
 /** Version reported in serverInfo: this module's protocol surface, not the host app's. */
 const SERVER_VERSION = '0.1.0';
@@ -41,6 +43,7 @@ export class McpServerFactory {
     private readonly talk: TalkService,
     private readonly news: NewsService,
     @Optional() private readonly approvals?: ApprovalService,
+    @Optional() private readonly tasks?: CapabilityTasks,
   ) {
     const secret = options.approval.requestStateSecret;
     if (approvals && secret) this.rounds = new McpApprovalRounds(secret, options.approval.identify);
@@ -49,7 +52,7 @@ export class McpServerFactory {
   /** The input-required round-trip of approvals (2026-07-28), when `approval.requestStateSecret` is set. */
   private readonly rounds?: McpApprovalRounds;
 
-  private surface?: { all: McpRegistration[]; tools: Map<string, McpRegistration>; scoped: boolean };
+  private surface?: { all: McpRegistration[]; tools: Map<string, McpRegistration>; scoped: boolean; taskTools: Map<string, McpTaskTool> };
 
   /**
    * `request` is the HTTP request being served, when the SDK gives it. A 2026-07-28 `tools/call`
@@ -64,22 +67,31 @@ export class McpServerFactory {
     // Subscriptions are delivered on 2026-07-28 `subscriptions/listen` streams, and in a 2025-era
     // session on its GET stream; a stateless 2025-era exchange has no channel, so no `subscribe`.
     const subscribe = era === 'modern' || session !== undefined;
+    const surface = (this.surface ??= this.build());
+    // MCP tasks are 2025-11-25 vocabulary (a 2026-07-28 client calls these tools plainly).
+    const withTasks = era === 'legacy' && surface.taskTools.size > 0 && this.tasks !== undefined;
     const server = new McpServer(
       { name: agent.name, version: SERVER_VERSION },
       {
         ...(agent.description ? { instructions: agent.description } : {}),
         // listChanged: false — the catalog is fixed after bootstrap, so no list ever changes (the SDK would advertise true).
+        // With tasks, `tools` is declared once the tools/call handler can be wrapped (see enableTasks):
+        // declared here, the SDK would register its handler in this constructor.
         capabilities: {
-          tools: { listChanged: false },
+          ...(withTasks ? {} : { tools: { listChanged: false } }),
           ...(withNews ? { resources: { subscribe, listChanged: false } } : {}),
           // Log notifications reach a 2025-era client on its session (its level kept for every replica).
           ...(session ? { logging: {} } : {}),
+          ...(withTasks ? TASK_CAPABILITIES : {}),
         },
         // An echoed requestState is opened (AEAD) and checked before any handler runs; the SDK answers -32602 otherwise.
         ...(this.rounds ? { requestState: { verify: this.rounds.verify } } : {}),
       },
     );
-    const surface = (this.surface ??= this.build());
+    if (withTasks) {
+      enableTasks(server, this.tasks!, surface.taskTools);
+      server.server.registerCapabilities({ tools: { listChanged: false } });
+    }
     const only = era === 'modern' ? calledTool(request) : undefined;
     const one = only === undefined ? undefined : surface.tools.get(only);
     const call = surface.scoped ? callOfRequest(request) : undefined;
@@ -109,14 +121,19 @@ export class McpServerFactory {
   }
 
   /** Built on the first request, after bootstrap has registered every capability and the talk handler. */
-  private build(): { all: McpRegistration[]; tools: Map<string, McpRegistration>; scoped: boolean } {
+  private build(): { all: McpRegistration[]; tools: Map<string, McpRegistration>; scoped: boolean; taskTools: Map<string, McpTaskTool> } {
     const { talk, news } = this.options;
     const all = [
-      ...capabilityToolRegistrations(this.tools, this.approvals, this.rounds),
+      ...capabilityToolRegistrations(this.tools, this.approvals, this.rounds, this.tasks),
       ...(talk.enabled && this.registry.getTalkHandler() ? [talkToolRegistration(this.talk, this.options, this.rounds)] : []),
       ...(news.enabled ? newsRegistrations(this.news, this.options) : []),
     ];
-    return { all, tools: new Map(all.flatMap((r) => (r.tool === undefined ? [] : [[r.tool, r] as const]))), scoped: all.some((r) => r.scopes?.length) };
+    return {
+      all,
+      tools: new Map(all.flatMap((r) => (r.tool === undefined ? [] : [[r.tool, r] as const]))),
+      scoped: all.some((r) => r.scopes?.length),
+      taskTools: new Map(all.flatMap((r) => (r.tool !== undefined && r.taskTool ? [[r.tool, r.taskTool] as const] : []))),
+    };
   }
 }
 

@@ -177,8 +177,10 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
     const header = req.headers[SESSION_ID_HEADER];
     const sessionId = header === undefined ? undefined : parseSessionId(Array.isArray(header) ? header : header.trim());
     const call: McpCall = sessionId === undefined ? { caller: callerOf(req) } : { caller: callerOf(req), sessionId };
-    const method = (req.body as { method?: unknown } | undefined)?.method;
-    if (typeof method === 'string') call.method = method;
+    const body = req.body as { method?: unknown; params?: { task?: unknown } } | undefined;
+    if (typeof body?.method === 'string') call.method = body.method;
+    const task = body?.method === 'tools/call' ? body.params?.task : undefined;
+    if (task && typeof task === 'object' && !Array.isArray(task)) call.task = task as Record<string, unknown>;
     return call;
   }
 }

@@ -10,6 +10,7 @@ import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 @Index('restap_a2a_tasks_owner_idx', ['ownerHash', 'statusAt', 'id'])
 @Index('restap_a2a_tasks_context_idx', ['contextHash', 'statusAt', 'id'])
 @Index('restap_a2a_tasks_runner_idx', ['runner'], { where: 'runner IS NOT NULL' })
+@Index('restap_a2a_tasks_expiry_idx', ['expiresAt'], { where: 'expires_at IS NOT NULL' })
 export class RestapA2aTaskEntity {
   /** The A2A task id (a UUID the server drew). */
   @PrimaryColumn({ type: 'text' })
@@ -46,6 +47,14 @@ export class RestapA2aTaskEntity {
   /** Set by an instance asked to cancel the task while another runs it; the runner stops it. */
   @Column({ name: 'cancel_requested', type: 'boolean', default: false })
   cancelRequested: boolean;
+
+  /** `a2a` for an A2A task; `capability` for a capability call another door runs as a task (CapabilityTasks). */
+  @Column({ type: 'text', default: 'a2a' })
+  kind: string;
+
+  /** When a finished capability task may be forgotten (its TTL); null while it runs, and for A2A tasks. */
+  @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
+  expiresAt: Date | null;
 
   @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
   updatedAt: Date;

@@ -1,0 +1,247 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { RESTAP_OPTIONS } from '../../restap.constants';
+import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
+import { CapabilityTaskStore, type CapabilityTaskDocument, type CapabilityTaskStatus } from '../../persistence/capability-task.store';
+import { RestapRegistry } from '../registry/restap.registry';
+import { CapabilityTools } from '../tools/capability-tools';
+import { RestapReplicas } from '../lifecycle/restap-replicas.service';
+import type { RestapCaller } from '../caller';
+import type { InvocationResult } from '../invoker/invocation-result';
+
+export type { CapabilityTaskDocument, CapabilityTaskStatus };
+
+/** What a task whose instance died says (its `error.message`). */
+export const INTERRUPTED_CAPABILITY_TASK =
+  'The task was interrupted: the agent instance running it stopped (it crashed or was killed) before the call ended. Call it again.';
+
+/** How often an instance running tasks looks for cancels asked on other instances, ms. */
+const CANCEL_POLL_MS = 250;
+/** How often a caller waiting for a task's end (MCP `tasks/result`) reads it, ms. */
+const SETTLE_POLL_MS = 200;
+/** How long a cancel waits for another instance to stop the task, ms. */
+const REMOTE_CANCEL_WAIT_MS = 10_000;
+
+const CANCELED = 'The task was cancelled.';
+
+/** Why a cancelled or failed task stopped. */
+type StopReason = 'cancel' | 'shutdown';
+
+/**
+ * Long-running capabilities (`@Capability({ task: true })`, issue 38 item 8), for every door: a call
+ * starts in the background and answers at once with its task; the task lives in PostgreSQL (see
+ * CapabilityTaskStore), so any instance reads it or cancels it. The call goes through
+ * CapabilityTools as a plain call does — the invoker's guards, pipes and filters, the scope rule —
+ * with `capabilityTasks.timeoutMs`; its result is what the capability answered, its failure our
+ * JSON error. A cancel aborts the call's signal (`capabilitySignal(req)` in the handler): here
+ * directly, on another instance through the task's row (the runner looks every 250 ms while it runs
+ * tasks). A task whose instance died is failed by the live instances' orphan sweep (RestapReplicas).
+ *
+ * Doors shape it: MCP as a task (2025-11-25 tasks), while A2A runs its own tasks through the SDK
+ * in the same table.
+ */
+@Injectable()
+export class CapabilityTasks implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('Restap');
+  /** Tasks running here, and how to stop them. */
+  private readonly running = new Map<string, { controller: AbortController; stopped?: StopReason; done: Promise<void> }>();
+  private timer?: NodeJS.Timeout;
+  private polling = false;
+
+  constructor(
+    private readonly store: CapabilityTaskStore,
+    private readonly tools: CapabilityTools,
+    private readonly registry: RestapRegistry,
+    private readonly replicas: RestapReplicas,
+    @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
+  ) {}
+
+  onModuleInit(): void {
+    this.replicas.registerSweeper('capability.tasks', (self, orphanAfterMs) => this.sweep(self, orphanAfterMs));
+  }
+
+  /** Stops what runs here: each task ends `failed` (interrupted) before the instance goes. */
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    const runs = [...this.running.values()];
+    for (const run of runs) {
+      run.stopped ??= 'shutdown';
+      run.controller.abort(new Error(INTERRUPTED_CAPABILITY_TASK));
+    }
+    await Promise.all(runs.map((run) => run.done));
+  }
+
+  /**
+   * True when the capability may run as a task (`task: true`). One that needs a person's approval
+   * (`approval` on the decorator) is not: it is held for the approval as a plain call.
+   */
+  isTask(capabilityId: string): boolean {
+    const options = this.registry.getCapability(capabilityId)?.options;
+    return options?.task === true && !options.approval;
+  }
+
+  /** True when this call runs as a task: the capability may, and the host's `approval.require` asks no approval of it. */
+  runsAsTask(capabilityId: string, args: Readonly<Record<string, unknown>>, caller: RestapCaller): boolean {
+    return this.isTask(capabilityId) && !this.options.approval.require?.(capabilityId, args, caller);
+  }
+
+  /**
+   * Starts the call in the background and answers with its task, stored `working` (readable from
+   * any instance once this resolves).
+   */
+  async start(capabilityId: string, args: Record<string, unknown>, caller: RestapCaller): Promise<CapabilityTaskDocument> {
+    const now = new Date().toISOString();
+    const task: CapabilityTaskDocument = {
+      id: randomUUID(),
+      capability: capabilityId,
+      status: 'working',
+      statusMessage: `Running ${capabilityId}.`,
+      createdAt: now,
+      updatedAt: now,
+      ttlMs: this.options.capabilityTasks.ttlMs,
+    };
+    // The task table wants a context; a capability task has none: an unguessable one of its own.
+    await this.store.create(task, this.ownerHashOf(caller), createHash('sha256').update(randomBytes(32)).digest(), this.replicas.id);
+    const controller = new AbortController();
+    const run = { controller, stopped: undefined as StopReason | undefined, done: Promise.resolve() };
+    this.running.set(task.id, run);
+    run.done = this.run(task, args, caller, run);
+    this.watchCancels();
+    return task;
+  }
+
+  /** The caller's task, or undefined (unknown, expired, or another caller's). */
+  async get(id: string, caller: RestapCaller): Promise<CapabilityTaskDocument | undefined> {
+    return (await this.store.load(id, this.ownerHashOf(caller)))?.task;
+  }
+
+  /** The task once it has ended (polled from storage); undefined as `get`. `signal` ends the wait. */
+  async settled(id: string, caller: RestapCaller, signal?: AbortSignal): Promise<CapabilityTaskDocument | undefined> {
+    const owner = this.ownerHashOf(caller);
+    for (;;) {
+      const stored = await this.store.load(id, owner);
+      if (!stored || stored.task.status !== 'working') return stored?.task;
+      const local = this.running.get(id);
+      if (local) await Promise.race([local.done, sleep(SETTLE_POLL_MS, signal)]);
+      else await sleep(SETTLE_POLL_MS, signal);
+      if (signal?.aborted) return stored.task;
+    }
+  }
+
+  /**
+   * Cancels the caller's task: the call's signal is aborted and the task ends `cancelled`. A task
+   * that already ended is left as it is (and answered as it stands); undefined when unknown.
+   */
+  async cancel(id: string, caller: RestapCaller): Promise<CapabilityTaskDocument | undefined> {
+    const owner = this.ownerHashOf(caller);
+    const stored = await this.store.load(id, owner);
+    if (!stored || stored.task.status !== 'working') return stored?.task;
+    const local = this.running.get(id);
+    if (local) {
+      local.stopped ??= 'cancel';
+      local.controller.abort(new Error(CANCELED));
+      await local.done;
+      return (await this.store.load(id, owner))?.task;
+    }
+    const runner = await this.store.requestCancel(id, owner);
+    if (runner && runner !== this.replicas.id && !(await this.replicas.isLive(runner))) {
+      // Its instance is gone: no one will stop it, so it is ended here.
+      await this.store.finish(ended(stored.task, 'cancelled', { status: 499, error: 'cancelled', message: CANCELED }));
+      return (await this.store.load(id, owner))?.task;
+    }
+    const deadline = Date.now() + REMOTE_CANCEL_WAIT_MS;
+    for (;;) {
+      await sleep(SETTLE_POLL_MS);
+      const now = await this.store.load(id, owner);
+      if (!now || now.task.status !== 'working' || Date.now() > deadline) return now?.task;
+    }
+  }
+
+  /** The hash a task's owner is stored as: the caller's identity (`approval.identify`), never a credential. */
+  ownerHashOf(caller: RestapCaller): Buffer {
+    return createHash('sha256').update(`restap-task:identity:${this.options.approval.identify(caller)}`, 'utf8').digest();
+  }
+
+  private async run(task: CapabilityTaskDocument, args: Record<string, unknown>, caller: RestapCaller, run: { controller: AbortController; stopped?: StopReason }): Promise<void> {
+    let result: InvocationResult;
+    try {
+      result = await this.tools.callCapability(task.capability, args, caller, run.controller.signal, this.options.capabilityTasks.timeoutMs);
+    } catch (error) {
+      this.logger.error(`Capability task ${task.capability} failed: ${(error as Error)?.message ?? String(error)}`);
+      result = { ok: false, status: 500, error: 'internal_error', message: 'The capability failed.' };
+    }
+    const final =
+      run.stopped === 'cancel' ? ended(task, 'cancelled', { status: 499, error: 'cancelled', message: CANCELED })
+        : run.stopped === 'shutdown' ? ended(task, 'failed', { status: 503, error: 'interrupted', message: INTERRUPTED_CAPABILITY_TASK })
+        : result.ok ? { ...ended(task, 'completed'), result: { status: result.status, body: result.body } }
+        : ended(task, 'failed', { status: result.status, error: result.error, message: result.message });
+    try {
+      await this.store.finish(final);
+    } catch (error) {
+      this.logger.error(`Capability task ${task.capability}: its end could not be stored: ${(error as Error)?.message ?? String(error)}`);
+    } finally {
+      this.running.delete(task.id);
+    }
+  }
+
+  /** While tasks run here: looks for cancels asked on other instances. */
+  private watchCancels(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.pollCancels(), CANCEL_POLL_MS);
+    this.timer.unref();
+  }
+
+  private async pollCancels(): Promise<void> {
+    const ids = [...this.running.keys()];
+    if (!ids.length) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+      return;
+    }
+    if (this.polling) return;
+    this.polling = true;
+    try {
+      for (const id of await this.store.cancelRequested(ids)) {
+        const run = this.running.get(id);
+        if (!run) continue;
+        run.stopped ??= 'cancel';
+        run.controller.abort(new Error(CANCELED));
+      }
+    } catch (error) {
+      this.logger.warn(`Capability tasks: could not read cancel requests: ${(error as Error)?.message ?? String(error)}`);
+    } finally {
+      this.polling = false;
+    }
+  }
+
+  private async sweep(self: string, orphanAfterMs: number): Promise<number> {
+    const at = new Date();
+    const failed = await this.store.failOrphans(self, orphanAfterMs, at, {
+      status: 'failed',
+      statusMessage: INTERRUPTED_CAPABILITY_TASK,
+      error: { status: 503, error: 'interrupted', message: INTERRUPTED_CAPABILITY_TASK },
+      updatedAt: at.toISOString(),
+    });
+    await this.store.purge();
+    return failed;
+  }
+}
+
+function ended(task: CapabilityTaskDocument, status: CapabilityTaskStatus, error?: CapabilityTaskDocument['error']): CapabilityTaskDocument {
+  const message = status === 'completed' ? `${task.capability} answered.` : error!.message;
+  return { ...task, status, statusMessage: message, ...(error ? { error } : {}), updatedAt: new Date().toISOString() };
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,125 @@
+import { Injectable } from '@nestjs/common';
+import { RestapSql, statement } from './restap-sql';
+import { deadRunner } from './replicas.sql';
+
+/** Where a capability task stands. */
+export type CapabilityTaskStatus = 'working' | 'completed' | 'failed' | 'cancelled';
+
+/**
+ * A capability call run as a task (`@Capability({ task: true })`), as stored: door-neutral, so any
+ * door shows it in its own protocol's shape. `result` once completed (the status and body the
+ * capability answered), `error` once failed or cancelled (our JSON error: `error`, `message`, HTTP status).
+ */
+export interface CapabilityTaskDocument {
+  id: string;
+  capability: string;
+  status: CapabilityTaskStatus;
+  statusMessage?: string;
+  result?: { status: number; body: unknown };
+  error?: { status: number; error: string; message: string };
+  createdAt: string;
+  updatedAt: string;
+  /** How long it stays readable once finished, ms. */
+  ttlMs: number;
+}
+
+/** A stored task and whether some instance still runs it. */
+export interface StoredCapabilityTask {
+  task: CapabilityTaskDocument;
+  runner: string | null;
+}
+
+const KIND = `'capability'`;
+
+const INSERT = statement(
+  `INSERT INTO restap_a2a_tasks (id, owner_hash, context_hash, state, status_at, task, runner, kind)
+   VALUES ($1, $2, $3, 'working', $4, $5, $6, ${KIND})`,
+  'tasks.create',
+);
+
+/** Ends a running task (once: a task already ended — by a cancel from a dead runner, the sweep — stays as it is). */
+const FINISH = statement(
+  `UPDATE restap_a2a_tasks SET state = $2, status_at = $3, task = $4, runner = NULL, cancel_requested = false,
+     expires_at = $3::timestamptz + $5::int * interval '1 millisecond', updated_at = now()
+   WHERE id = $1 AND kind = ${KIND} AND state = 'working'
+   RETURNING id`,
+  'tasks.finish',
+);
+
+const LOAD = statement(
+  `SELECT task, runner FROM restap_a2a_tasks
+   WHERE id = $1 AND owner_hash = $2 AND kind = ${KIND} AND (expires_at IS NULL OR expires_at > now())`,
+  'tasks.load',
+);
+
+/** Asks the instance running the task to cancel it; returns the runner. */
+const REQUEST_CANCEL = statement(
+  `UPDATE restap_a2a_tasks SET cancel_requested = true
+   WHERE id = $1 AND owner_hash = $2 AND kind = ${KIND} AND state = 'working'
+   RETURNING runner`,
+  'tasks.request-cancel',
+);
+
+/** Which of the tasks running here another instance asked to cancel. */
+const REQUESTED = statement(`SELECT id FROM restap_a2a_tasks WHERE id = ANY($1::text[]) AND kind = ${KIND} AND cancel_requested`, 'tasks.cancel-requests');
+
+/**
+ * Fails the running capability tasks of dead instances (see deadRunner): `$3` the time, `$4` the
+ * fields of the failed document (status, message, error). Safe when several instances sweep at once.
+ */
+const FAIL_ORPHANS = statement(
+  `UPDATE restap_a2a_tasks t SET state = 'failed', status_at = $3::timestamptz, runner = NULL, cancel_requested = false, updated_at = now(),
+     expires_at = $3::timestamptz + COALESCE((t.task->>'ttlMs')::int, 3600000) * interval '1 millisecond',
+     task = (t.task::jsonb || $4::jsonb)::json
+   WHERE t.kind = ${KIND} AND t.state = 'working' AND t.runner IS NOT NULL AND ${deadRunner('t.runner', '$1', '$2')}
+   RETURNING t.id`,
+  'tasks.fail-orphans',
+);
+
+/** Forgets finished capability tasks past their TTL. */
+const PURGE = statement(`DELETE FROM restap_a2a_tasks WHERE kind = ${KIND} AND expires_at < now()`, 'tasks.purge');
+
+/**
+ * Capability tasks in PostgreSQL, in the task table the A2A door keeps its tasks in
+ * (restap_a2a_tasks, `kind = 'capability'`): any replica reads or cancels a task another one
+ * runs. Scoped by owner: the SHA-256 the core derives from the caller's identity (never a credential).
+ */
+@Injectable()
+export class CapabilityTaskStore {
+  constructor(private readonly sql: RestapSql) {}
+
+  async create(task: CapabilityTaskDocument, ownerHash: Buffer, contextHash: Buffer, runner: string): Promise<void> {
+    await this.sql.query(INSERT, [task.id, ownerHash, contextHash, new Date(task.createdAt), JSON.stringify(task), runner]);
+  }
+
+  /** True when this write ended the task (it was still running). */
+  async finish(task: CapabilityTaskDocument): Promise<boolean> {
+    const rows = await this.sql.query(FINISH, [task.id, task.status, new Date(task.updatedAt), JSON.stringify(task), task.ttlMs]);
+    return rows.length > 0;
+  }
+
+  async load(id: string, ownerHash: Buffer): Promise<StoredCapabilityTask | undefined> {
+    const [row] = await this.sql.query<{ task: unknown; runner: string | null }>(LOAD, [id, ownerHash]);
+    if (!row) return undefined;
+    const task = (typeof row.task === 'string' ? JSON.parse(row.task) : row.task) as CapabilityTaskDocument;
+    return { task, runner: row.runner ?? null };
+  }
+
+  /** Flags a running task for its runner; the runner's id, or undefined when it is not running (or not the caller's). */
+  async requestCancel(id: string, ownerHash: Buffer): Promise<string | null | undefined> {
+    const [row] = await this.sql.query<{ runner: string | null }>(REQUEST_CANCEL, [id, ownerHash]);
+    return row ? row.runner : undefined;
+  }
+
+  async cancelRequested(ids: string[]): Promise<string[]> {
+    return (await this.sql.query<{ id: string }>(REQUESTED, [ids])).map((row) => row.id);
+  }
+
+  async failOrphans(self: string, orphanAfterMs: number, at: Date, fields: Partial<CapabilityTaskDocument>): Promise<number> {
+    return (await this.sql.query(FAIL_ORPHANS, [self, orphanAfterMs, at, JSON.stringify(fields)])).length;
+  }
+
+  async purge(): Promise<void> {
+    await this.sql.query(PURGE, []);
+  }
+}
