@@ -29,12 +29,12 @@ function recordRequests(page: Page): Array<{ url: URL; authorization?: string }>
 }
 
 /**
- * After the page left for the authorization server: its development login (when there is no
- * session yet) and consent (when something new is asked for) pages, as many as it shows, until the
- * browser is back on `back`.
+ * `leave` sends the page to the authorization server; then its development login (when there is
+ * no session yet) and consent (when something new is asked for) pages, as many as it shows (none
+ * when it sends the browser straight back), until the browser is back on `back`.
  */
-async function throughAuthorizationServer(page: Page, issuer: string, back: string, login: string): Promise<void> {
-  await page.waitForURL((url) => url.origin === issuer);
+async function throughAuthorizationServer(page: Page, issuer: string, back: string, login: string, leave: () => Promise<void>): Promise<void> {
+  await Promise.all([page.waitForURL((url) => url.origin === issuer || (url.href.startsWith(back) && url.searchParams.has('code'))), leave()]);
   for (let hop = 0; hop < 6; hop++) {
     await page.waitForURL((url) => url.href.startsWith(back) || url.pathname.startsWith('/interaction/'));
     if (page.url().startsWith(back)) return;
@@ -169,8 +169,7 @@ describe('Playground sign-in with OAuth 2.1 (issue 34: authorization code + PKCE
     const requests = recordRequests(page);
     await page.goto(`${resource}/playground`);
     const dialog = page.getByRole('dialog', { name: 'Sign-in needed' });
-    await dialog.getByRole('button', { name: 'Sign in' }).click();
-    await throughAuthorizationServer(page, as.issuer, `${resource}/playground`, 'grace');
+    await throughAuthorizationServer(page, as.issuer, `${resource}/playground`, 'grace', () => dialog.getByRole('button', { name: 'Sign in' }).click());
     await page.waitForSelector('body[data-ready="true"]');
 
     const card = page.locator('#cap-text\\.reverse');
@@ -184,8 +183,7 @@ describe('Playground sign-in with OAuth 2.1 (issue 34: authorization code + PKCE
     const first = /^Bearer (.+)$/.exec(refused[0].authorization ?? '')?.[1] as string;
     expect(String(claimsOf(first).scope ?? '')).not.toContain('text:reverse');
 
-    await offer.click();
-    await throughAuthorizationServer(page, as.issuer, `${resource}/playground`, 'grace');
+    await throughAuthorizationServer(page, as.issuer, `${resource}/playground`, 'grace', () => offer.click());
     await page.waitForSelector('body[data-ready="true"]');
     // Sent again by itself, with the new token, and answered.
     await card.locator('pre.result', { hasText: 'pu pets' }).waitFor();
@@ -263,6 +261,44 @@ describe('Playground sign-in with OAuth 2.1 (issue 34: authorization code + PKCE
     const resumes = requests.filter((r) => /^\/talk\/msg_/.test(r.url.pathname));
     expect(resumes.length).toBeGreaterThanOrEqual(1);
     for (const r of resumes) expect(r.authorization).toBe(`Bearer ${pasted}`);
+    llm.configure({ reply: REPLY, chunkDelayMs: 0 });
+  });
+
+  it('issue 34 gap 4: a reload mid-turn forgets the token (memory only), so the resume asks for a sign-in; once signed in again the reply is picked up by itself', async () => {
+    const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+    llm.configure({ reply: words, chunkDelayMs: 150 });
+    const { page } = await chromium.newPage();
+    const requests = recordRequests(page);
+    await page.goto(`${resource}/playground`);
+    const dialog = page.getByRole('dialog', { name: 'Sign-in needed' });
+    await throughAuthorizationServer(page, as.issuer, `${resource}/playground`, 'lin', () => dialog.getByRole('button', { name: 'Sign in' }).click());
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.getByRole('textbox', { name: 'Message' }).fill('a long answer please');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.locator('.msg.agent .text').last().filter({ hasText: 'word3 ' }).waitFor();
+    const first = /^Bearer (.+)$/.exec(requests.find((r) => r.url.pathname === '/talk')?.authorization ?? '')?.[1] as string;
+
+    await page.reload();
+    // The turn waits in sessionStorage; the token did not survive: the resume meets 401 and the dialog asks.
+    await dialog.waitFor();
+    await expect(dialog.textContent()).resolves.toContain('reply in progress');
+    const refusedAt = requests.length;
+    expect(requests.some((r) => /^\/talk\/msg_/.test(r.url.pathname) && r.authorization === undefined)).toBe(true);
+    await throughAuthorizationServer(page, as.issuer, `${resource}/playground`, 'lin', () => dialog.getByRole('button', { name: 'Sign in' }).click());
+
+    // Back: the resume goes on by itself with the new token, and the whole reply is there.
+    const reply = page.locator('.msg.agent .text').last();
+    await reply.filter({ hasText: 'word39' }).waitFor({ timeout: 60_000 });
+    await page.locator('.msg.agent .text[aria-busy]').waitFor({ state: 'detached', timeout: 60_000 });
+    expect(await reply.textContent()).toBe(words);
+    const resumes = requests.slice(refusedAt).filter((r) => /^\/talk\/msg_/.test(r.url.pathname));
+    expect(resumes.length).toBeGreaterThanOrEqual(1);
+    const second = /^Bearer (.+)$/.exec(resumes[0].authorization ?? '')?.[1] as string;
+    expect(second).toBeTruthy();
+    expect(second).not.toBe(first);
+    expect(claimsOf(second)).toMatchObject({ sub: 'lin' });
+    // Nothing of the token was kept across either reload; the turn leaves storage once done.
+    await expect(page.evaluate(() => JSON.stringify({ ...sessionStorage, ...localStorage }))).resolves.toBe('{}');
     llm.configure({ reply: REPLY, chunkDelayMs: 0 });
   });
 });

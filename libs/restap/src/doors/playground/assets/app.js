@@ -3,7 +3,7 @@
 import { $, h } from './dom.js';
 import { clearCredential, readJson, request, setCredential, setKeyPrompt } from './http.js';
 import { completeSignIn, discover, oauthEntryOf, signIn } from './oauth.js';
-import { setupChat } from './chat.js';
+import { setupChat, turnWaiting } from './chat.js';
 import { retryCall, setupCapabilities } from './capabilities.js';
 import { setupNews } from './news.js';
 import { setupFrames } from './frames.js';
@@ -137,6 +137,8 @@ function dressDialog(auth) {
   const text = $('key-text');
   if (oauth) {
     text.replaceChildren(`This agent takes OAuth access tokens for ${auth.entry.resource}. Sign in, or paste a token: it stays in this tab's memory only and is sent as `, h('code', {}, 'Authorization: Bearer'), ' to this agent only.');
+    // After a reload the token is gone (memory only) but the turn was kept: it goes on once signed in.
+    if (turnWaiting()) text.append(' The reply in progress is picked up again once you are signed in.');
   }
   $('sign-in-block').hidden = !oauth;
   $('sign-in').hidden = !oauthClientId;
