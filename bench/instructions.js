@@ -177,7 +177,7 @@ async function drive(url, scenario, count) {
     while (sent++ < count) {
       const res = await fetch(url + where, { method: scenario.method ?? 'GET', headers: scenario.headers, body: scenario.body });
       const body = await res.text();
-      if (res.status >= 300) throw new Error(`${where} answered ${res.status}`);
+      if (res.status >= 300) throw new Error(`${where} answered ${res.status}: ${body.slice(0, 300)}`);
       if (scenario.verify && !scenario.verify(body)) throw new Error(`${where} answered ${body.slice(0, 300)}`);
     }
   }));

@@ -1,6 +1,8 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { DataSource } from 'typeorm';
 import { createSampleApp } from '../../apps/sample-agent/src/bootstrap';
 import type { RunningApp } from '../support/sample-app';
@@ -25,6 +27,45 @@ async function sessionClient(url: string, token: string, sessionId?: string): Pr
   const transport = new LegacyTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } }, ...(sessionId ? { sessionId } : {}) });
   await client.connect(transport);
   return { client, transport };
+}
+
+/** The `exp` claim of a JWT access token, seconds. */
+function expOf(token: string): number {
+  return (JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')) as { exp: number }).exp;
+}
+
+
+async function waitFor(check: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** One GET stream a client opened: the `exp` of the token it carried, and when its body ended (client clock). */
+interface SeenStream {
+  exp: number;
+  ended?: number;
+}
+
+/**
+ * A `fetch` for the SDK's transport that asks the authorization server for a fresh short-lived
+ * token (brief-client: three seconds) on every request, as a client refreshing
+ * its token would, and notes each GET stream it opens and when its body ends.
+ */
+function freshTokenFetch(as: LocalAuthorizationServer, resource: string, streams: SeenStream[]): typeof fetch {
+  return (async (url: string | URL | Request, init?: RequestInit) => {
+    const token = await as.token('brief-client', resource, 'text:echo');
+    const headers = new Headers(init?.headers);
+    headers.set('authorization', `Bearer ${token}`);
+    const res = await fetch(url, { ...init, headers });
+    if ((init?.method ?? 'GET') !== 'GET' || !res.ok || !res.body) return res;
+    const seen: SeenStream = { exp: expOf(token) };
+    streams.push(seen);
+    const body = res.body.pipeThrough(new TransformStream({ flush: () => void (seen.ended = Date.now()) }));
+    return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  }) as typeof fetch;
 }
 
 /** The JSON-RPC answer of an SSE or JSON body. */
@@ -153,6 +194,66 @@ describe('OAuth 2.1 with MCP stateful sessions (issue 34: OAuth + mcp.sessions)'
       }
     } finally {
       await client.close();
+    }
+  });
+
+  it('issue 34 gap 1: a session\'s GET stream ends when the token that opened it stops being accepted (its exp); the official SDK reconnects it with a fresh token of the same client, in the same session, and hears its notifications', async () => {
+    const streams: SeenStream[] = [];
+    const client = new LegacyClient({ name: 'restap-e2e', version: '1.0.0' });
+    const transport = new LegacyTransport(new URL(mcp), { fetch: freshTokenFetch(as, resource, streams) });
+    const updated: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, async (n) => void updated.push(n.params.uri));
+    await client.connect(transport);
+    const sessionId = transport.sessionId;
+    try {
+      await client.subscribeResource({ uri: 'restap://news' });
+      // The SDK opens the session's GET stream after the handshake.
+      await waitFor(() => streams.length === 1);
+      const first = streams[0];
+      await waitFor(() => first.ended !== undefined, 15_000);
+      // Not before the token stopped being accepted, and not long after (the SDK's keep-alive is 15 s).
+      expect(first.ended!).toBeGreaterThanOrEqual((first.exp) * 1000 - 50);
+      expect(first.ended!).toBeLessThan((first.exp) * 1000 + 2_000);
+
+      // The SDK reconnects the stream (a clean end of a GET stream) with a fresh token: served, same session.
+      await waitFor(() => streams.length === 2, 10_000);
+      expect(streams[1].exp).toBeGreaterThan(first.exp);
+      expect(streams[1].ended).toBeUndefined();
+      expect(transport.sessionId).toBe(sessionId);
+      expect(updated).toEqual([]);
+      const newsToken = await as.token('agent-client', resource, 'text:echo');
+      const posted = await fetch(`${resource}/news`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${newsToken}` }, body: JSON.stringify({ type: 'status', message: 'after reconnect' }) });
+      expect(posted.status).toBe(200);
+      await waitFor(() => updated.length > 0, 10_000);
+      expect(updated[0]).toBe('restap://news');
+      // The reconnected stream ends at its own token's deadline too.
+      await waitFor(() => streams[1].ended !== undefined, 15_000);
+      expect(streams[1].ended!).toBeGreaterThanOrEqual((streams[1].exp) * 1000 - 50);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('issue 34 gap 1: a 2026-07-28 subscriptions/listen stream ends when its token stops being accepted; listening again with a fresh token works', async () => {
+    const streams: SeenStream[] = [];
+    const listener = new Client({ name: 'restap-e2e', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await listener.connect(new StreamableHTTPClientTransport(new URL(mcp), { fetch: freshTokenFetch(as, resource, streams) }));
+    try {
+      const token = await as.token('brief-client', resource, 'text:echo');
+      const started = Date.now();
+      const subscription = await listener.listen({ resourceSubscriptions: ['restap://news'] });
+      expect(subscription.honoredFilter.resourceSubscriptions).toEqual(['restap://news']);
+      // The listen request carried a token issued after `token`: its deadline is at least token's.
+      const deadline = (expOf(token)) * 1000;
+      expect(await subscription.closed).toBe('remote');
+      const ended = Date.now();
+      expect(ended).toBeGreaterThanOrEqual(deadline - 50);
+      expect(ended - started).toBeLessThan(10_000);
+      const again = await listener.listen({ resourceSubscriptions: ['restap://news'] });
+      expect(again.honoredFilter.resourceSubscriptions).toEqual(['restap://news']);
+      await again.close();
+    } finally {
+      await listener.close();
     }
   });
 });

@@ -28,6 +28,28 @@ function recordRequests(page: Page): Array<{ url: URL; authorization?: string }>
   return seen;
 }
 
+/**
+ * `leave` sends the page to the authorization server; then its development login (when there is
+ * no session yet) and consent (when something new is asked for) pages, as many as it shows (none
+ * when it sends the browser straight back), until the browser is back on `back`.
+ */
+async function throughAuthorizationServer(page: Page, issuer: string, back: string, login: string, leave: () => Promise<void>): Promise<void> {
+  await Promise.all([page.waitForURL((url) => url.origin === issuer || (url.href.startsWith(back) && url.searchParams.has('code'))), leave()]);
+  for (let hop = 0; hop < 6; hop++) {
+    await page.waitForURL((url) => url.href.startsWith(back) || url.pathname.startsWith('/interaction/'));
+    if (page.url().startsWith(back)) return;
+    const here = page.url();
+    if (await page.locator('input[name="login"]').count()) {
+      await page.locator('input[name="login"]').fill(login);
+      await page.locator('input[name="password"]').fill('any password');
+      await Promise.all([page.waitForURL((url) => url.href !== here), page.getByRole('button', { name: 'Sign-in' }).click()]);
+    } else {
+      await Promise.all([page.waitForURL((url) => url.href !== here), page.getByRole('button', { name: 'Continue' }).click()]);
+    }
+  }
+  throw new Error(`still at the authorization server: ${page.url()}`);
+}
+
 function claimsOf(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as Record<string, unknown>;
 }
@@ -56,7 +78,7 @@ describe('Playground sign-in with OAuth 2.1 (issue 34: authorization code + PKCE
     llm = await startFakeLlm({ reply: REPLY });
     db = await createTestDatabase();
     const app = await createSampleApp(
-      { database: db.target, newsScope: 'global', oauth: { issuer: as.issuer, audience: resource, playgroundClientId: PLAYGROUND_CLIENT }, llm: { baseUrl: llm.baseUrl, model: 'fake-model' }, resume: true },
+      { database: db.target, newsScope: 'global', oauth: { issuer: as.issuer, audience: resource, playgroundClientId: PLAYGROUND_CLIENT, scopesSupported: ['text:echo'] }, llm: { baseUrl: llm.baseUrl, model: 'fake-model' }, resume: true },
       { logger: false },
     );
     await app.listen(port, '127.0.0.1');
@@ -101,9 +123,9 @@ describe('Playground sign-in with OAuth 2.1 (issue 34: authorization code + PKCE
     expect(page.url()).toBe(`${resource}/playground`);
     await page.locator('#auth-status', { hasText: `Signed in with ${new URL(as.issuer).host}` }).waitFor();
 
-    // The authorization request carried PKCE S256, the resource and the catalog's scopes.
+    // The authorization request carried PKCE S256, the resource and the metadata's scopes (here auth.oauth.scopesSupported: text:echo; text:reverse comes by step-up).
     const authorize = requests.find((r) => r.url.origin === as.issuer && r.url.searchParams.get('response_type') === 'code')!.url.searchParams;
-    expect(Object.fromEntries(authorize)).toMatchObject({ client_id: PLAYGROUND_CLIENT, redirect_uri: `${resource}/playground`, code_challenge_method: 'S256', resource: `${resource}/`, scope: 'text:reverse' });
+    expect(Object.fromEntries(authorize)).toMatchObject({ client_id: PLAYGROUND_CLIENT, redirect_uri: `${resource}/playground`, code_challenge_method: 'S256', resource: `${resource}/`, scope: 'text:echo' });
     expect(authorize.get('code_challenge')).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
     // Talk with the token.
@@ -115,16 +137,16 @@ describe('Playground sign-in with OAuth 2.1 (issue 34: authorization code + PKCE
     const token = /^Bearer (.+)$/.exec(talk.authorization ?? '')?.[1] as string;
     expect(claimsOf(token)).toMatchObject({ sub: 'ada', aud: `${resource}/`, client_id: PLAYGROUND_CLIENT, iss: as.issuer });
 
-    // A capability that needs the scope the sign-in asked for.
-    const card = page.locator('#cap-text\\.reverse');
+    // A capability (one that needs no scope; text.reverse's step-up has its own test).
+    const card = page.locator('#cap-text\\.echo');
     await card.getByRole('textbox', { name: /^text/ }).fill('ada lovelace');
     await card.getByRole('button', { name: 'Run' }).click();
-    await card.locator('pre.result', { hasText: 'ecalevol ada' }).waitFor();
+    await card.locator('pre.result', { hasText: 'ada lovelace' }).waitFor();
 
     // Every request to the agent after the return carried the token (the news polls, /talk, the capability), the catalog included.
     const back = requests.findIndex((r) => r.url.origin === resource && r.url.pathname === '/playground' && r.url.searchParams.has('code'));
     const toAgent = requests.slice(back + 1).filter((r) => r.url.origin === resource && !r.url.pathname.startsWith('/playground'));
-    expect(toAgent.map((r) => r.url.pathname)).toEqual(expect.arrayContaining(['/.well-known/restap.json', '/news', '/talk', '/text/reverse']));
+    expect(toAgent.map((r) => r.url.pathname)).toEqual(expect.arrayContaining(['/.well-known/restap.json', '/news', '/talk', '/text/echo']));
     for (const r of toAgent.filter((r) => !r.url.pathname.startsWith('/.well-known/oauth-protected-resource'))) expect(`${r.url.pathname} ${r.authorization}`).toBe(`${r.url.pathname} Bearer ${token}`);
     // Never to the authorization server (no token passthrough), never in any URL.
     for (const r of requests.filter((r) => r.url.origin === as.issuer)) expect(r.authorization).toBeUndefined();
@@ -140,6 +162,49 @@ describe('Playground sign-in with OAuth 2.1 (issue 34: authorization code + PKCE
     expect(frames).not.toContain(token);
     expect(frames).not.toContain(authorize.get('code_challenge') as string);
     expect(errors.filter((e) => !/fonts\.googleapis|ERR_NAME_NOT_RESOLVED|favicon\.ico|401/.test(e))).toEqual([]);
+  });
+
+  it('issue 34 gap 2: steps up on 403 insufficient_scope: signed in without text:reverse, text.reverse offers a sign-in for that scope (code + PKCE asking for it), and once back the call is sent again and succeeds', async () => {
+    const { page, errors } = await chromium.newPage();
+    const requests = recordRequests(page);
+    await page.goto(`${resource}/playground`);
+    const dialog = page.getByRole('dialog', { name: 'Sign-in needed' });
+    await throughAuthorizationServer(page, as.issuer, `${resource}/playground`, 'grace', () => dialog.getByRole('button', { name: 'Sign in' }).click());
+    await page.waitForSelector('body[data-ready="true"]');
+
+    const card = page.locator('#cap-text\\.reverse');
+    await card.getByRole('textbox', { name: /^text/ }).fill('step up');
+    await card.getByRole('button', { name: 'Run' }).click();
+    const offer = card.getByRole('button', { name: 'Sign in again for text:reverse' });
+    await offer.waitFor();
+    await expect(card.locator('.form-status').textContent()).resolves.toContain('403 insufficient_scope');
+    const refused = requests.filter((r) => r.url.pathname === '/text/reverse');
+    expect(refused).toHaveLength(1);
+    const first = /^Bearer (.+)$/.exec(refused[0].authorization ?? '')?.[1] as string;
+    expect(String(claimsOf(first).scope ?? '')).not.toContain('text:reverse');
+
+    await throughAuthorizationServer(page, as.issuer, `${resource}/playground`, 'grace', () => offer.click());
+    await page.waitForSelector('body[data-ready="true"]');
+    // Sent again by itself, with the new token, and answered.
+    await card.locator('pre.result', { hasText: 'pu pets' }).waitFor();
+    await expect(card.locator('.form-status').textContent()).resolves.toContain('Retried after signing in again: 200');
+
+    const authorizations = requests.filter((r) => r.url.origin === as.issuer && r.url.searchParams.get('response_type') === 'code').map((r) => r.url.searchParams);
+    expect(authorizations).toHaveLength(2);
+    expect(authorizations[0].get('scope')).toBe('text:echo');
+    // What the token held, and what the 403 named.
+    expect(authorizations[1].get('scope')).toBe('text:echo text:reverse');
+    expect(authorizations[1].get('code_challenge_method')).toBe('S256');
+    expect(authorizations[1].get('code_challenge')).not.toBe(authorizations[0].get('code_challenge'));
+    const calls = requests.filter((r) => r.url.pathname === '/text/reverse');
+    expect(calls).toHaveLength(2);
+    const second = /^Bearer (.+)$/.exec(calls[1].authorization ?? '')?.[1] as string;
+    expect(claimsOf(second)).toMatchObject({ sub: 'grace', client_id: PLAYGROUND_CLIENT });
+    expect(String(claimsOf(second).scope).split(' ')).toContain('text:reverse');
+    // The call waited out the redirect in sessionStorage with the verifier, and left with it.
+    const stored = await page.evaluate(() => JSON.stringify({ ...sessionStorage }));
+    expect(stored).toBe('{}');
+    expect(errors.filter((e) => !/fonts\.googleapis|ERR_NAME_NOT_RESOLVED|favicon\.ico|401|403/.test(e))).toEqual([]);
   });
 
   it('takes a pasted access token, sends it on /talk and /news, and forgets it on reload (memory only)', async () => {
@@ -196,6 +261,44 @@ describe('Playground sign-in with OAuth 2.1 (issue 34: authorization code + PKCE
     const resumes = requests.filter((r) => /^\/talk\/msg_/.test(r.url.pathname));
     expect(resumes.length).toBeGreaterThanOrEqual(1);
     for (const r of resumes) expect(r.authorization).toBe(`Bearer ${pasted}`);
+    llm.configure({ reply: REPLY, chunkDelayMs: 0 });
+  });
+
+  it('issue 34 gap 4: a reload mid-turn forgets the token (memory only), so the resume asks for a sign-in; once signed in again the reply is picked up by itself', async () => {
+    const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+    llm.configure({ reply: words, chunkDelayMs: 150 });
+    const { page } = await chromium.newPage();
+    const requests = recordRequests(page);
+    await page.goto(`${resource}/playground`);
+    const dialog = page.getByRole('dialog', { name: 'Sign-in needed' });
+    await throughAuthorizationServer(page, as.issuer, `${resource}/playground`, 'lin', () => dialog.getByRole('button', { name: 'Sign in' }).click());
+    await page.waitForSelector('body[data-ready="true"]');
+    await page.getByRole('textbox', { name: 'Message' }).fill('a long answer please');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.locator('.msg.agent .text').last().filter({ hasText: 'word3 ' }).waitFor();
+    const first = /^Bearer (.+)$/.exec(requests.find((r) => r.url.pathname === '/talk')?.authorization ?? '')?.[1] as string;
+
+    await page.reload();
+    // The turn waits in sessionStorage; the token did not survive: the resume meets 401 and the dialog asks.
+    await dialog.waitFor();
+    await expect(dialog.textContent()).resolves.toContain('reply in progress');
+    const refusedAt = requests.length;
+    expect(requests.some((r) => /^\/talk\/msg_/.test(r.url.pathname) && r.authorization === undefined)).toBe(true);
+    await throughAuthorizationServer(page, as.issuer, `${resource}/playground`, 'lin', () => dialog.getByRole('button', { name: 'Sign in' }).click());
+
+    // Back: the resume goes on by itself with the new token, and the whole reply is there.
+    const reply = page.locator('.msg.agent .text').last();
+    await reply.filter({ hasText: 'word39' }).waitFor({ timeout: 60_000 });
+    await page.locator('.msg.agent .text[aria-busy]').waitFor({ state: 'detached', timeout: 60_000 });
+    expect(await reply.textContent()).toBe(words);
+    const resumes = requests.slice(refusedAt).filter((r) => /^\/talk\/msg_/.test(r.url.pathname));
+    expect(resumes.length).toBeGreaterThanOrEqual(1);
+    const second = /^Bearer (.+)$/.exec(resumes[0].authorization ?? '')?.[1] as string;
+    expect(second).toBeTruthy();
+    expect(second).not.toBe(first);
+    expect(claimsOf(second)).toMatchObject({ sub: 'lin' });
+    // Nothing of the token was kept across either reload; the turn leaves storage once done.
+    await expect(page.evaluate(() => JSON.stringify({ ...sessionStorage, ...localStorage }))).resolves.toBe('{}');
     llm.configure({ reply: REPLY, chunkDelayMs: 0 });
   });
 });

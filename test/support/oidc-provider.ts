@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 
-const SECRETS = { 'agent-client': 'agent-secret', 'echo-client': 'echo-secret', 'short-client': 'short-secret', 'opaque-client': 'opaque-secret' } as const;
+const SECRETS = { 'agent-client': 'agent-secret', 'echo-client': 'echo-secret', 'short-client': 'short-secret', 'brief-client': 'brief-secret', 'opaque-client': 'opaque-secret' } as const;
 
 /** A running local authorization server (test/support/oidc-server.mjs: oidc-provider on loopback). */
 export interface LocalAuthorizationServer {

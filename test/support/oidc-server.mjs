@@ -26,6 +26,8 @@ const configuration = (key) => ({
     { client_id: 'agent-client', client_secret: 'agent-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: SCOPES.join(' ') },
     // Its tokens live one second (expiry tests).
     { client_id: 'short-client', client_secret: 'short-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: SCOPES.join(' ') },
+    // Its tokens live three seconds (streams that end when their token expires).
+    { client_id: 'brief-client', client_secret: 'brief-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: SCOPES.join(' ') },
     // Its tokens are opaque (RFC 7662 introspection tests).
     { client_id: 'opaque-client', client_secret: 'opaque-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [], scope: SCOPES.join(' ') },
     // The agent itself, as a resource server that introspects tokens.
@@ -40,7 +42,7 @@ const configuration = (key) => ({
     ...JSON.parse(process.env.OIDC_EXTRA_CLIENTS || '[]'),
   ],
   scopes: ['openid', 'offline_access', ...SCOPES],
-  ttl: { ClientCredentials: (_ctx, _token, client) => (client.clientId === 'short-client' ? 1 : 600) },
+  ttl: { ClientCredentials: (_ctx, _token, client) => ({ 'short-client': 1, 'brief-client': 3 })[client.clientId] ?? 600 },
   features: {
     // The development login and consent pages: any login name signs in (the tests post the forms).
     devInteractions: { enabled: true },

@@ -27,9 +27,10 @@ export interface SampleConfig {
    * public base URL, the tokens' `aud`; default `http://localhost:<PORT or 3000>`): OAuth 2.1 on
    * every door (auth.oauth); `text.reverse` then needs the scope `text:reverse`.
    * RESTAP_OAUTH_PLAYGROUND_CLIENT_ID: the playground's public client (authorization code + PKCE,
-   * redirect URI `<audience>/playground`), so the page can sign a person in.
+   * redirect URI `<audience>/playground`), so the page can sign a person in. `scopesSupported`
+   * (no variable; tests): the metadata's scopes, what a first sign-in asks for.
    */
-  oauth?: { issuer: string; audience: string; introspection?: { clientId: string; clientSecret: string }; playgroundClientId?: string };
+  oauth?: { issuer: string; audience: string; introspection?: { clientId: string; clientSecret: string }; playgroundClientId?: string; scopesSupported?: string[] };
   /** RESTAP_API_KEY: when set, /talk, /news and the text capabilities need it (Bearer or X-API-Key). */
   apiKey?: string;
   /** RESTAP_SHUTDOWN_GRACE_MS: how long open /talk turns may finish on SIGTERM; unset: the module default. */

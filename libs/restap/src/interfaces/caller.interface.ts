@@ -10,6 +10,8 @@ export interface RestapCallerAuth {
   readonly scopes: readonly string[];
   /** The issuer that signed it. */
   readonly issuer: string;
+  /** The token's `exp` (seconds since the epoch), when it has one: long-lived streams end once it has passed. */
+  readonly expiresAt?: number;
 }
 
 /**

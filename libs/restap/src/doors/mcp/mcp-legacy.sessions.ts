@@ -5,6 +5,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 
 import { logLine } from '../kit/http/log-line';
+import { endAtTokenExpiry, tokenDeadlineOf } from '../kit/auth/token-expiry';
 import { McpServerFactory } from './mcp-server.factory';
 import { mcpSessionHash, mcpSessionOwnerHash, McpSessionStore } from './mcp-session.store';
 import { callOfRequest } from './mcp-call.context';
@@ -81,8 +82,24 @@ export class McpLegacySessions implements OnApplicationShutdown {
     // knows another id. A session another OAuth subject owns gets the same answer (no hint it exists).
     if (!session) return (await (this.sentinel ??= this.rebuild(randomBytes(24).toString('base64url'), SENTINEL_INIT, false))).transport.handleRequest(request, options);
     session.lastUsed = Date.now();
-    if (request.method === 'GET') this.holdStream(session, request);
-    return session.transport.handleRequest(request, options);
+    if (request.method !== 'GET') return session.transport.handleRequest(request, options);
+    this.holdStream(session, request);
+    const response = await session.transport.handleRequest(request, options);
+    if (response.ok && response.body) this.endWithToken(session, request);
+    return response;
+  }
+
+  /**
+   * Under OAuth, the session's GET stream ends (the SDK's `closeStandaloneSSEStream`, a clean end of
+   * the SSE body) when the token that opened it stops being accepted. The client reconnects the
+   * stream, as the MCP transport says it may, with its fresh token, which the door verifies and
+   * `find()` matches to the same owner.
+   */
+  private endWithToken(session: LocalSession, request: Request): void {
+    const deadline = tokenDeadlineOf(callOfRequest(request)?.caller.auth, this.options.auth.oauth);
+    if (deadline === undefined) return;
+    // A session has one GET stream at a time: while this request is not aborted, it is that stream.
+    endAtTokenExpiry(deadline, request.signal, () => session.transport.closeStandaloneSSEStream());
   }
 
   /** A news item was committed (on any replica): the sessions held here that subscribed hear of it. */

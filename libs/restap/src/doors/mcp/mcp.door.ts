@@ -21,6 +21,7 @@ import { writeDoorError as fail } from '../kit/http/door-error.writer';
 import { isValidHost } from '../kit/http/host-header';
 import { logLine } from '../kit/http/log-line';
 import { mcpDoorSpan } from './mcp-door.span';
+import { endAtTokenExpiry, tokenDeadlineOf } from '../kit/auth/token-expiry';
 
 /** The handler the host's guards see on the MCP endpoint (`context.getClass()`). */
 class McpEndpoint {
@@ -169,7 +170,26 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
       return serve(request, options);
     };
     if (req.method === 'GET') flushHeadOnWrite(res);
+    else if (call.method === 'subscriptions/listen') this.endListenWithToken(call, res);
     void toNodeHandler({ fetch }, this.adapter)(req, res, req.method === 'POST' ? req.body : undefined);
+  }
+
+  /**
+   * Under OAuth, a `subscriptions/listen` stream ends when its request's token stops being accepted
+   * (the stateful GET streams end in McpLegacySessions): the response is ended, which aborts the
+   * SDK's listen through its request's signal. The client listens again with a fresh token.
+   */
+  private endListenWithToken(call: McpCall, res: Response): void {
+    const deadline = tokenDeadlineOf(call.caller.auth, this.options.auth.oauth);
+    if (deadline === undefined) return;
+    const closed = new AbortController();
+    res.once('close', () => closed.abort());
+    endAtTokenExpiry(deadline, closed.signal, () => {
+      if (res.writableEnded) return;
+      // Until the adapter sees the close, a notification may still be written: it is dropped, not thrown.
+      res.on('error', () => undefined);
+      res.end();
+    });
   }
 
   /** The caller and the news session of the request; a malformed Restap-Session-Id is 400 invalid_session_id, as on /news. */

@@ -3,9 +3,11 @@
 // test/playground/playground-oauth.e2e-spec.ts.
 type Config = { issuer: string; authorizationEndpoint: string; tokenEndpoint: string; resource: string; scope: string; issParameter: boolean };
 /* eslint-disable @typescript-eslint/no-require-imports -- an untyped browser module, compiled by Jest's swc like the rest */
-const { discover, completeSignIn, oauthEntryOf } = require('./assets/oauth.js') as {
+const { discover, completeSignIn, oauthEntryOf, insufficientScopeOf, signIn } = require('./assets/oauth.js') as {
   discover: (entry: { resource_metadata: string; resource: string }) => Promise<Config>;
-  completeSignIn: () => Promise<{ token: string; expiresAt?: number; issuer: string } | undefined>;
+  completeSignIn: () => Promise<{ token: string; expiresAt?: number; issuer: string; scope: string; after?: unknown } | undefined>;
+  insufficientScopeOf: (response: Response) => string[] | undefined;
+  signIn: (config: Config, clientId: string, basePath: string, options?: { scope?: string; after?: unknown }) => Promise<void>;
   oauthEntryOf: (catalog: unknown) => { resource_metadata: string; resource: string } | undefined;
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
@@ -91,6 +93,38 @@ describe('playground sign-in: the return (state, iss, the code exchange)', () =>
     returnTo({ error: 'access_denied', error_description: 'no', state: 's1' }, {});
     await expect(completeSignIn()).rejects.toThrow(/refused: access_denied \(no\)/);
     expect(calls).toEqual([]);
+    expect(store.size).toBe(0);
+  });
+});
+
+describe('playground step-up (issue 34 gap 2: 403 insufficient_scope → sign in again for the named scopes → retry)', () => {
+  const config: Config = { issuer: ISSUER, authorizationEndpoint: `${ISSUER}/auth`, tokenEndpoint: `${ISSUER}/token`, resource: RESOURCE, scope: 'text:echo', issParameter: true };
+  const forbidden = (challenge: string | undefined, status = 403) => new Response('{}', { status, headers: challenge ? { 'www-authenticate': challenge } : {} });
+
+  it('reads the scopes of a Bearer insufficient_scope challenge, and nothing from other 403s or 401s', () => {
+    const md = 'resource_metadata="https://agent.example.com/.well-known/oauth-protected-resource"';
+    expect(insufficientScopeOf(forbidden(`Bearer error="insufficient_scope", error_description="Insufficient scope", scope="text:reverse files:write", ${md}`))).toEqual(['text:reverse', 'files:write']);
+    expect(insufficientScopeOf(forbidden(`Bearer error="insufficient_scope", ${md}`))).toBeUndefined();
+    expect(insufficientScopeOf(forbidden(undefined))).toBeUndefined();
+    expect(insufficientScopeOf(forbidden(`Bearer error="invalid_token", scope="text:reverse"`))).toBeUndefined();
+    expect(insufficientScopeOf(forbidden(`Bearer error="insufficient_scope", scope="text:reverse"`, 401))).toBeUndefined();
+  });
+
+  it('the first sign-in asks for the metadata\'s scopes; a step-up asks for the ones given and carries the call to retry across the redirect, removed on return', async () => {
+    const assigned: string[] = [];
+    g.location = { origin: 'https://agent.example.com', pathname: '/playground', search: '', href: 'https://agent.example.com/playground', assign: (url: string) => void assigned.push(url) };
+    await signIn(config, 'pg', '/playground');
+    expect(new URL(assigned[0]).searchParams.get('scope')).toBe('text:echo');
+    const call = { capability: 'text.reverse', params: {}, body: { text: 'abc' } };
+    await signIn(config, 'pg', '/playground', { scope: 'text:echo text:reverse', after: call });
+    const url = new URL(assigned[1]);
+    expect(url.searchParams.get('scope')).toBe('text:echo text:reverse');
+    const pending = JSON.parse(store.get('restap-playground:sign-in') as string) as Record<string, unknown>;
+    returnTo({ code: 'c1', state: url.searchParams.get('state') as string, iss: ISSUER });
+    store.set('restap-playground:sign-in', JSON.stringify(pending));
+    answers = { [`${ISSUER}/token`]: { access_token: 'at2', token_type: 'Bearer', expires_in: 300 } };
+    // No scope in the answer: the one asked for was granted (RFC 6749 §5.1).
+    await expect(completeSignIn()).resolves.toMatchObject({ token: 'at2', scope: 'text:echo text:reverse', after: call });
     expect(store.size).toBe(0);
   });
 });

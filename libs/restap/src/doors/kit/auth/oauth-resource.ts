@@ -105,7 +105,13 @@ export class OAuthResource implements OAuthTokenVerifier, OAuthGate {
       throw this.refusal(error, header === undefined);
     }
     const extra = (info.extra ?? {}) as { sub?: string; iss: string; claims: JWTPayload };
-    const auth: RestapCallerAuth = { clientId: info.clientId, scopes: Object.freeze([...info.scopes]), issuer: extra.iss, ...(extra.sub ? { subject: extra.sub } : {}) };
+    const auth: RestapCallerAuth = {
+      clientId: info.clientId,
+      scopes: Object.freeze([...info.scopes]),
+      issuer: extra.iss,
+      ...(extra.sub ? { subject: extra.sub } : {}),
+      ...(info.expiresAt !== undefined ? { expiresAt: info.expiresAt } : {}),
+    };
     const target = req as Request & { auth?: AuthInfo; user?: unknown; [CALLER_AUTH]?: RestapCallerAuth };
     target.auth = info;
     target.user = { ...extra.claims, scopes: auth.scopes };

@@ -3,8 +3,8 @@
 import { $, h } from './dom.js';
 import { clearCredential, readJson, request, setCredential, setKeyPrompt } from './http.js';
 import { completeSignIn, discover, oauthEntryOf, signIn } from './oauth.js';
-import { setupChat } from './chat.js';
-import { setupCapabilities } from './capabilities.js';
+import { setupChat, turnWaiting } from './chat.js';
+import { retryCall, setupCapabilities } from './capabilities.js';
 import { setupNews } from './news.js';
 import { setupFrames } from './frames.js';
 import { checkCatalog } from './catalog-check.js';
@@ -18,14 +18,17 @@ const oauthClientId = meta('restap-oauth-client');
 
 async function main() {
   setupFrames();
-  /** OAuth as the catalog declares it: its entry, then what discovery found. */
-  const auth = { entry: undefined, config: undefined };
+  /** OAuth as the catalog declares it: its entry, then what discovery found; the scopes the held token was granted. */
+  const auth = { entry: undefined, config: undefined, scopes: [] };
   setKeyPrompt(keyPrompt(auth));
   // Back from the authorization server: the code is exchanged before the page sends any request.
+  let after;
   try {
     const signedIn = await completeSignIn();
     if (signedIn) {
       setCredential(signedIn.token, 'token');
+      auth.scopes = signedIn.scope.split(' ').filter(Boolean);
+      after = signedIn.after;
       showSignedIn(`Signed in with ${new URL(signedIn.issuer).host}${signedIn.expiresAt ? ` until ${new Date(signedIn.expiresAt).toLocaleTimeString()}` : ''}`);
     }
   } catch (error) {
@@ -57,11 +60,12 @@ async function main() {
   header(catalog, doors);
   setupChat(byId(TALK_CAPABILITY_ID));
   setupNews(byId(NEWS_CAPABILITY_ID), byId(NEWS_RECEIVE_CAPABILITY_ID), () => Date.now() + clockOffset);
-  setupCapabilities(catalog, doors);
+  setupCapabilities(catalog, doors, auth.entry && oauthClientId ? (scopes, call) => void stepUp(auth, scopes, call) : undefined);
   const findings = checkCatalog(catalog);
   $('findings').append(...findings.map((f) => h('li', { class: `finding ${f.level}` },
     h('span', { class: 'level' }, f.level), ' ', h('code', {}, f.where), ' ', f.message)));
   document.body.dataset.ready = 'true';
+  if (after) retryCall(after);
 }
 
 /** Endpoints of the MCP and A2A doors when the catalog says they are available. */
@@ -133,22 +137,36 @@ function dressDialog(auth) {
   const text = $('key-text');
   if (oauth) {
     text.replaceChildren(`This agent takes OAuth access tokens for ${auth.entry.resource}. Sign in, or paste a token: it stays in this tab's memory only and is sent as `, h('code', {}, 'Authorization: Bearer'), ' to this agent only.');
+    // After a reload the token is gone (memory only) but the turn was kept: it goes on once signed in.
+    if (turnWaiting()) text.append(' The reply in progress is picked up again once you are signed in.');
   }
   $('sign-in-block').hidden = !oauth;
   $('sign-in').hidden = !oauthClientId;
   $('sign-in-note').textContent = oauth && !oauthClientId ? 'No playground client is configured (auth.oauth.playgroundClientId): paste a token.' : '';
 }
 
-/** Sign in: discovery (catalog → protected resource metadata → authorization server), then the redirect. */
-async function startSignIn(auth) {
+/**
+ * Step-up (403 insufficient_scope, the card's offer clicked): sign in again asking for the scopes
+ * held and the ones the agent named; the call is retried once back.
+ */
+function stepUp(auth, scopes, call) {
+  return startSignIn(auth, [...new Set([...auth.scopes, ...scopes])].join(' '), call);
+}
+
+/**
+ * Sign in: discovery (catalog → protected resource metadata → authorization server), then the
+ * redirect: for `scope` on a step-up, else for the metadata's scopes.
+ */
+async function startSignIn(auth, scope, after) {
   const note = $('sign-in-note');
   note.textContent = 'Finding the authorization server…';
   try {
     auth.config ??= await discover(auth.entry);
     note.textContent = `Signing in with ${new URL(auth.config.issuer).host}…`;
-    await signIn(auth.config, oauthClientId, basePath);
+    await signIn(auth.config, oauthClientId, basePath, { scope, after });
   } catch (error) {
     note.textContent = `Cannot sign in: ${error.message ?? error}`;
+    if (!$('key-dialog').open) showBanner(note.textContent);
   }
 }
 

@@ -4,6 +4,7 @@
 import { $, copyButton, h, pretty, shellQuote } from './dom.js';
 import { hasApiKey, hasToken, readJson, request, logError } from './http.js';
 import { editor, validate } from './schema-form.js';
+import { insufficientScopeOf } from './oauth.js';
 import { NEWS_CAPABILITY_ID, NEWS_RECEIVE_CAPABILITY_ID, TALK_CAPABILITY_ID } from './wire.generated.js';
 
 /** Capabilities with a panel of their own. */
@@ -12,14 +13,29 @@ const PROTOCOL_IDS = new Set([TALK_CAPABILITY_ID, NEWS_CAPABILITY_ID, NEWS_RECEI
 /** MCP tool names cannot hold dots: `text.reverse` is the tool `text_reverse` (one-to-one). */
 export const toolNameOf = (id) => id.replace(/\./g, '_');
 
-export function setupCapabilities(catalog, doors) {
+/** Each card's sender by capability id: sends `{params, body}` as its form would. */
+const senders = new Map();
+
+/**
+ * `stepUp(scopes, after)` (OAuth with a playground client): signs in again asking for `scopes`; a
+ * 403 insufficient_scope offers it, and `after` (the call) is retried on return (retryCall).
+ */
+export function setupCapabilities(catalog, doors, stepUp) {
   const cards = $('cards');
   const list = (catalog.capabilities ?? []).filter((c) => c && !PROTOCOL_IDS.has(c.id));
   if (!list.length) cards.append(h('p', { class: 'muted' }, 'No capabilities besides talk and news.'));
-  for (const capability of list) cards.append(card(capability, doors));
+  for (const capability of list) cards.append(card(capability, doors, stepUp));
 }
 
-function card(capability, doors) {
+/** Back from a step-up sign-in: the call that met 403 is sent again, with the new token. */
+export function retryCall(after) {
+  const send = senders.get(after?.capability);
+  if (!send) return;
+  $(`cap-${after.capability}`).scrollIntoView({ block: 'center' });
+  void send(after.params ?? {}, after.body, 'Retried after signing in again: ');
+}
+
+function card(capability, doors, stepUp) {
   const parameters = Array.isArray(capability.parameters) ? capability.parameters : [];
   const schema = capability.input_schema && typeof capability.input_schema === 'object' ? capability.input_schema : undefined;
   const paramSchema = {
@@ -51,8 +67,12 @@ function card(capability, doors) {
       status.className = 'form-status small error';
       return;
     }
+    await send(params, body);
+  });
+
+  const send = async (params, body, prefix = '') => {
     run.disabled = true;
-    status.textContent = 'Sending…';
+    status.replaceChildren('Sending…');
     status.className = 'form-status small';
     try {
       const response = await request(urlOf(capability, params), {
@@ -65,12 +85,17 @@ function card(capability, doors) {
       result.textContent = json === undefined ? '(empty body)' : pretty(json);
       result.classList.toggle('failed', !response.ok);
       if (response.ok) {
-        status.textContent = `${response.status} ${response.statusText}`;
+        status.textContent = `${prefix}${response.status} ${response.statusText}`;
       } else {
         // Each message goes under the field it names; the whole answer stays in the status line too.
         showErrors(serverErrors(json));
         status.textContent = `${response.status} ${json?.error ?? ''}: ${json?.message ?? response.statusText}`;
         status.className = 'form-status small error';
+        const scopes = stepUp && insufficientScopeOf(response);
+        if (scopes) {
+          status.append(' ', h('button', { type: 'button', class: 'step-up', onclick: () => stepUp(scopes, { capability: capability.id, params, body }) },
+            `Sign in again for ${scopes.join(' ')}`));
+        }
       }
     } catch (error) {
       logError(String(error));
@@ -79,7 +104,8 @@ function card(capability, doors) {
     } finally {
       run.disabled = false;
     }
-  });
+  };
+  senders.set(capability.id, send);
 
   return h('article', { class: 'card', id: `cap-${capability.id}` },
     h('header', {},

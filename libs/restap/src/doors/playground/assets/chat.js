@@ -127,6 +127,12 @@ export function setupChat(talk) {
  * resume must prove the session; it is removed as soon as the turn ends, is stopped or fails).
  */
 const PENDING_KEY = 'restap-playground-turn';
+
+/** True while a turn kept across a reload waits to be picked up (the sign-in dialog says so). */
+export function turnWaiting() {
+  return pending.load() !== undefined;
+}
+
 const pending = {
   save(turn) {
     try {

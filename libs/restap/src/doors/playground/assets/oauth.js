@@ -17,7 +17,8 @@ export function oauthEntryOf(catalog) {
 
 /**
  * Follows the chain to the authorization server: { issuer, authorizationEndpoint, tokenEndpoint,
- * resource, scope, issParameter }. Throws with what is wrong.
+ * resource, scope, issParameter } (scope: the metadata's scopes_supported, what a first sign-in asks
+ * for, as MCP's scope selection says when the 401 names none). Throws with what is wrong.
  */
 export async function discover(entry) {
   const prm = await getJson(entry.resource_metadata);
@@ -77,15 +78,19 @@ export function redirectUri(basePath) {
   return `${location.origin}${basePath}`;
 }
 
-/** Starts the sign-in: PKCE verifier and state kept for the return, then off to the authorization endpoint. */
-export async function signIn(config, clientId, basePath) {
+/**
+ * Starts the sign-in: PKCE verifier and state kept for the return, then off to the authorization
+ * endpoint. `scope`: what to ask for (a step-up's; else the metadata's scopes); `after`: what to
+ * do once back (a capability call to retry), kept with the verifier across the redirect.
+ */
+export async function signIn(config, clientId, basePath, { scope = config.scope, after } = {}) {
   const verifier = randomString(32);
   const state = randomString(16);
   const challenge = base64url(new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier))));
   const redirect = redirectUri(basePath);
-  sessionStorage.setItem(PENDING_KEY, JSON.stringify({ state, verifier, clientId, redirect, issuer: config.issuer, tokenEndpoint: config.tokenEndpoint, resource: config.resource, issParameter: config.issParameter }));
+  sessionStorage.setItem(PENDING_KEY, JSON.stringify({ state, verifier, clientId, redirect, issuer: config.issuer, tokenEndpoint: config.tokenEndpoint, resource: config.resource, issParameter: config.issParameter, scope, after }));
   const url = new URL(config.authorizationEndpoint);
-  const params = { response_type: 'code', client_id: clientId, redirect_uri: redirect, state, code_challenge: challenge, code_challenge_method: 'S256', resource: config.resource, ...(config.scope ? { scope: config.scope } : {}) };
+  const params = { response_type: 'code', client_id: clientId, redirect_uri: redirect, state, code_challenge: challenge, code_challenge_method: 'S256', resource: config.resource, ...(scope ? { scope } : {}) };
   for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
   note('request', `sign-in: to ${url.origin}${url.pathname}`);
   location.assign(url.href);
@@ -94,7 +99,8 @@ export async function signIn(config, clientId, basePath) {
 /**
  * On the way back from the authorization server: takes the code (or the error) off the URL at
  * once, checks state (and `iss`, RFC 9207), and exchanges the code with the verifier. Resolves to
- * `{ token, expiresAt }`, or undefined when this page load is no sign-in's return.
+ * `{ token, expiresAt, issuer, scope, after }` (scope: what was granted), or undefined when this
+ * page load is no sign-in's return.
  */
 export async function completeSignIn() {
   const params = new URLSearchParams(location.search);
@@ -116,7 +122,21 @@ export async function completeSignIn() {
   if (!response.ok) throw new Error(`the token endpoint answered ${response.status} ${answer.error ?? ''}${answer.error_description ? `: ${answer.error_description}` : ''}`);
   if (typeof answer.access_token !== 'string' || String(answer.token_type).toLowerCase() !== 'bearer') throw new Error('the token endpoint gave no bearer access token');
   const expiresAt = typeof answer.expires_in === 'number' ? Date.now() + answer.expires_in * 1000 : undefined;
-  return { token: answer.access_token, expiresAt, issuer: pending.issuer };
+  // RFC 6749 §5.1: no `scope` in the answer means the one asked for was granted.
+  const scope = typeof answer.scope === 'string' ? answer.scope : pending.scope ?? '';
+  return { token: answer.access_token, expiresAt, issuer: pending.issuer, scope, after: pending.after };
+}
+
+/**
+ * The scopes a 403 asks for (RFC 6750 §3.1 `error="insufficient_scope"`, with `scope`, the MCP
+ * step-up challenge the agent sends), or undefined when the 403 is no such challenge.
+ */
+export function insufficientScopeOf(response) {
+  const challenge = response.headers.get('www-authenticate') ?? '';
+  if (response.status !== 403 || !/^Bearer\b/i.test(challenge) || !/error="insufficient_scope"/.test(challenge)) return undefined;
+  const scope = /(?:^|[\s,])scope="([^"]*)"/.exec(challenge)?.[1] ?? '';
+  const scopes = scope.split(' ').filter(Boolean);
+  return scopes.length ? scopes : undefined;
 }
 
 function randomString(bytes) {
