@@ -156,7 +156,7 @@ export class PgNewsChannel {
         payload = (payload || `1 ${this.instanceId}`) + entry;
       }
       if (payload) payloads.push(payload);
-      await client.query('SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p', [NEWS_CHANNEL, payloads]);
+      await client.query(payloads.map((p) => `NOTIFY ${NEWS_CHANNEL}, ${client.escapeLiteral(p)}`).join('; '));
       const rest = NOTIFY_SPACING_MS - (performance.now() - started);
       if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
     }
