@@ -41,7 +41,10 @@
  * Beside the count in all, the optimizing compilers' share (Turbofan, Maglev, OSR: the inclusive
  * cost of their runtime entry points) is printed, and the count without it first: a JIT
  * compilation that falls inside the counted window is a one-off, not a per-request cost, and
- * whether it falls there moves a kind by up to ~20 %. Judge a kind by the first figure.
+ * whether it falls there moves a kind by up to ~20 %. Judge a kind by the first figure. One
+ * wall-clock path is left, in the module: a /talk turn still running after OPEN_TURN_AFTER_MS
+ * (100 ms) is stored `open` first, and under callgrind some turns cross it (talk read 711k, 493k
+ * and 508k in three runs); news and the floors repeat within 1 %. Run a kind twice before judging it.
  * CALLGRIND_KEEP=<folder> keeps the callgrind files (one subfolder per kind) for `callgrind_annotate`;
  * V8's generated code has no symbols for valgrind, so JavaScript shows as bare addresses there.
  * The writing transactions are server-wide: anything else writing to the same PostgreSQL server
