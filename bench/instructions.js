@@ -29,7 +29,7 @@
  * Beside the instructions, the writing transactions per request (transaction ids the server handed out).
  * Each thread is counted apart and the main thread's share printed too.
  *
- * V8's flags (V8_FLAGS, default `--single-threaded --no-memory-reducer`): the counted process runs
+ * V8's flags (V8_FLAGS, default `--single-threaded --no-memory-reducer --hash-seed=1 --random-seed=1`): the counted process runs
  * with V8's background tasks off, so the optimizing compiler, Sparkplug and the GC's marking and
  * scavenging run on the main thread, and without the memory reducer, whose timers start major GCs
  * when the allocation rate per second of wall time looks idle. Both made the count follow the wall
@@ -41,10 +41,11 @@
  * Beside the count in all, the optimizing compilers' share (Turbofan, Maglev, OSR: the inclusive
  * cost of their runtime entry points) is printed, and the count without it first: a JIT
  * compilation that falls inside the counted window is a one-off, not a per-request cost, and
- * whether it falls there moves a kind by up to ~20 %. Judge a kind by the first figure. One
- * wall-clock path is left, in the module: a /talk turn still running after OPEN_TURN_AFTER_MS
- * (100 ms) is stored `open` first, and under callgrind some turns cross it (talk read 711k, 493k
- * and 508k in three runs); news and the floors repeat within 1 %. Run a kind twice before judging it.
+ * whether it falls there moves a kind by up to ~20 %. Judge a kind by the first figure.
+ * `--hash-seed=1 --random-seed=1`: V8 picks a random hash seed (string hashes: hash tables'
+ * layout, and likely the megamorphic stub cache's collisions) and Math.random's seed per process,
+ * and with them talk read either ~490-510k or ~710-720k (711.0k, 493.1k, 508.5k, 720.3k) at the
+ * same load. With both seeds fixed, 494.4k and 489.2k. Run a kind twice before judging it.
  * CALLGRIND_KEEP=<folder> keeps the callgrind files (one subfolder per kind) for `callgrind_annotate`;
  * V8's generated code has no symbols for valgrind, so JavaScript shows as bare addresses there.
  * The writing transactions are server-wide: anything else writing to the same PostgreSQL server
@@ -73,7 +74,7 @@ const { startAguiFloor } = require('./lib/agui-floor');
 const N = Number(process.env.N) || 1000;
 const C = Number(process.env.C) || 4;
 const WARM = Number(process.env.WARM) || 5000;
-const V8_FLAGS = (process.env.V8_FLAGS ?? '--single-threaded --no-memory-reducer').split(/\s+/).filter(Boolean);
+const V8_FLAGS = (process.env.V8_FLAGS ?? '--single-threaded --no-memory-reducer --hash-seed=1 --random-seed=1').split(/\s+/).filter(Boolean);
 // V8's optimizing compilers' entry points from the running program (Turbofan and Maglev, OSR too), as callgrind_annotate
 // names them: their inclusive cost is the optimizing compilation done in the counted window, printed apart.
 const JIT_ENTRY = /^\s*([\d,]+) .*v8::internal::Runtime_Compile(Optimized|Turbofan|Maglev)/;
