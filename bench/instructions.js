@@ -28,16 +28,32 @@
  * OpenTelemetry SDK exporting OTLP to a sink in the bench process), talk-key and talk-oauth (the talk turn behind
  * the sample's API key, and behind OAuth with a JWT from bench/lib/oauth-issuer.js) (issue 41).
  * Beside the instructions, the writing transactions per request (transaction ids the server handed out).
- * Each thread is counted apart and the main thread's share printed too: V8's helper threads (GC,
- * compilers) run more instructions the longer a request takes in wall time, so on a loaded host
- * the total grows (talk read 1,096k at load 12, then 719k at load 6 of which 490k on the main
- * thread, where issue 19's quiet host counted 489k in all; issue 41). The main thread is steadier,
- * not steady: with six counted jobs at once talk-floor's read 539k. Judge figures from a quiet host,
- * one job at a time. The writing transactions
- * are server-wide: anything else writing to the same PostgreSQL server meanwhile counts too.
+ * Each thread is counted apart and the main thread's share printed too.
+ *
+ * V8's flags (V8_FLAGS, default `--single-threaded --no-memory-reducer --hash-seed=1 --random-seed=1`): the counted process runs
+ * with V8's background tasks off, so the optimizing compiler, Sparkplug and the GC's marking and
+ * scavenging run on the main thread, and without the memory reducer, whose timers start major GCs
+ * when the allocation rate per second of wall time looks idle. Both made the count follow the wall
+ * clock, and so the host's load: with V8's defaults talk read 1,096k at load 12 and 719k at load 6
+ * (issue 41, round 3); single-threaded alone, news read 488-499k at load 1 and 1,382-1,428k at
+ * load 9 (major GCs, bytecode flushed and compiled again); with both flags 492.6k and 492.3k at
+ * load 12 (issue 41, round 4). V8_FLAGS='' restores V8's defaults; any other value replaces these.
+ * Figures taken with other flags are not comparable: compare a kind with its floor under the same.
+ * Beside the count in all, the optimizing compilers' share (Turbofan, Maglev, OSR: the inclusive
+ * cost of their runtime entry points) is printed, and the count without it first: a JIT
+ * compilation that falls inside the counted window is a one-off, not a per-request cost, and
+ * whether it falls there moves a kind by up to ~20 %. Judge a kind by the first figure.
+ * `--hash-seed=1 --random-seed=1`: V8 picks a random hash seed (string hashes: hash tables'
+ * layout, and likely the megamorphic stub cache's collisions) and Math.random's seed per process,
+ * and with them talk read either ~490-510k or ~710-720k (711.0k, 493.1k, 508.5k, 720.3k) at the
+ * same load. With both seeds fixed, 494.4k and 489.2k. Run a kind twice before judging it.
+ * CALLGRIND_KEEP=<folder> keeps the callgrind files (one subfolder per kind) for `callgrind_annotate`;
+ * V8's generated code has no symbols for valgrind, so JavaScript shows as bare addresses there.
+ * The writing transactions are server-wide: anything else writing to the same PostgreSQL server
+ * meanwhile counts too.
  *
  * Env: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres; a fresh database
- * restap_instructions, or BENCH_DATABASE_NAME, is made in it), N (1000), C (4), WARM (5000). Loopback only.
+ * restap_instructions, or BENCH_DATABASE_NAME, is made in it for each kind), N (1000), C (4), WARM (5000). Loopback only.
  * WARM: at 1,500 the counted requests still carried V8's optimizing compiler (echo read 1,786k
  * instructions there and 763k after 4,000); C=1 also takes batching (which varies run to run) out of the count.
  */
@@ -60,6 +76,10 @@ const { startOAuthIssuer } = require('./lib/oauth-issuer');
 const N = Number(process.env.N) || 1000;
 const C = Number(process.env.C) || 4;
 const WARM = Number(process.env.WARM) || 5000;
+const V8_FLAGS = (process.env.V8_FLAGS ?? '--single-threaded --no-memory-reducer --hash-seed=1 --random-seed=1').split(/\s+/).filter(Boolean);
+// V8's optimizing compilers' entry points from the running program (Turbofan and Maglev, OSR too), as callgrind_annotate
+// names them: their inclusive cost is the optimizing compilation done in the counted window, printed apart.
+const JIT_ENTRY = /^\s*([\d,]+) .*v8::internal::Runtime_Compile(Optimized|Turbofan|Maglev)/;
 const SERVER = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const JSON_POST = { method: 'POST', headers: { 'content-type': 'application/json' } };
 const AGUI_RUN = {
@@ -139,14 +159,14 @@ async function withIssuer(scenario) {
 }
 
 /** The server a scenario is counted in: the agent, or a door's floor (the MCP one with the agent's text_echo schemas). */
-async function startServer(scenario, databaseUrl, { wrapper, env }) {
+async function startServer(scenario, databaseUrl, { wrapper, nodeArgs, env }) {
   if (!scenario.floor) {
     const own = { ...scenario.env, ...(scenario.otlpSink ? { OTEL_EXPORTER_OTLP_ENDPOINT: await otlpSink() } : {}) };
-    return startAgent({ port: 3700 + Math.floor(Math.random() * 90), wrapper, nodeArgs: scenario.nodeArgs, env: { ...env, ...own, DATABASE_URL: databaseUrl, RESTAP_BENCH: '1', RESTAP_RATE_LIMIT: '0' }, startTimeoutMs: 180_000 });
+    return startAgent({ port: 3700 + Math.floor(Math.random() * 90), wrapper, nodeArgs: [...nodeArgs, ...(scenario.nodeArgs ?? [])], env: { ...env, ...own, DATABASE_URL: databaseUrl, RESTAP_BENCH: '1', RESTAP_RATE_LIMIT: '0' }, startTimeoutMs: 180_000 });
   }
-  if (scenario.floor === 'a2a') return startA2aFloor({ wrapper, env });
-  if (scenario.floor === 'agui') return startAguiFloor({ wrapper, env });
-  if (scenario.floor === 'express') return startExpressFloor('prebuilt', { wrapper, env });
+  if (scenario.floor === 'a2a') return startA2aFloor({ wrapper, nodeArgs, env });
+  if (scenario.floor === 'agui') return startAguiFloor({ wrapper, nodeArgs, env });
+  if (scenario.floor === 'express') return startExpressFloor('prebuilt', { wrapper, nodeArgs, env });
   // The agent, uncounted, first: its migrations make the floors' tables, its catalog has text_echo's schemas.
   const agent = await startAgent({ port: 3700 + Math.floor(Math.random() * 90), env: { DATABASE_URL: databaseUrl, RESTAP_BENCH: '1' } });
   let echo;
@@ -155,8 +175,8 @@ async function startServer(scenario, databaseUrl, { wrapper, env }) {
   } finally {
     await agent.stop();
   }
-  if (scenario.floor === 'talk') return startTalkFloor(databaseUrl, { wrapper, env });
-  return startMcpFloor({ inputSchema: echo.input_schema, outputSchema: echo.output_schema }, { wrapper, env });
+  if (scenario.floor === 'talk') return startTalkFloor(databaseUrl, { wrapper, nodeArgs, env });
+  return startMcpFloor({ inputSchema: echo.input_schema, outputSchema: echo.output_schema }, { wrapper, nodeArgs, env });
 }
 
 /** An OTLP/HTTP endpoint on loopback that takes every export (200, empty body) and keeps nothing; its base URL. */
@@ -186,11 +206,13 @@ async function drive(url, scenario, count) {
 async function measure(name, databaseUrl) {
   if (!SCENARIOS[name]) throw new Error(`unknown scenario ${name}: one of ${Object.keys(SCENARIOS).join(', ')}`);
   const scenario = await withIssuer(SCENARIOS[name]);
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'restap-callgrind-'));
+  const keep = process.env.CALLGRIND_KEEP; // a folder: the callgrind files are kept there, one subfolder per kind, for callgrind_annotate
+  const dir = keep ? mkdtempSync(path.join(keep, `${name}-`)) : mkdtempSync(path.join(os.tmpdir(), 'restap-callgrind-'));
   // vgdb (behind callgrind_control) names its pipes after USER and HOST: both sides must agree.
   const names = { USER: process.env.USER || 'bench', LOGNAME: process.env.LOGNAME || 'bench', HOST: '127.0.0.1' };
   const agent = await startServer(scenario, databaseUrl, {
     wrapper: ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${dir}/out`],
+    nodeArgs: V8_FLAGS,
     env: names,
   });
   const control = (...args) => execFileSync('callgrind_control', [...args, String(agent.pid)], { env: { ...process.env, ...names }, stdio: 'ignore' });
@@ -217,16 +239,22 @@ async function measure(name, databaseUrl) {
   }
   let total = 0;
   let main = 0; // JavaScript's thread; the rest is V8's and libuv's helper threads (GC, compilers, the thread pool)
+  let jit = 0; // the optimizing compilers' share, on whichever thread ran them
   for (const file of readdirSync(dir)) {
     const text = readFileSync(path.join(dir, file), 'utf8');
     const totals = /^totals:\s+(\d+)/m.exec(text);
-    if (!totals) continue;
+    if (!totals || !Number(totals[1])) continue;
     total += Number(totals[1]);
     if (/^thread: 1$/m.test(text)) main += Number(totals[1]);
+    const annotated = execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', path.join(dir, file)], { encoding: 'utf8', maxBuffer: 1 << 28 });
+    for (const line of annotated.split('\n')) {
+      const entry = JIT_ENTRY.exec(line);
+      if (entry) jit += Number(entry[1].replaceAll(',', ''));
+    }
   }
-  rmSync(dir, { recursive: true, force: true });
+  if (!keep) rmSync(dir, { recursive: true, force: true });
   if (!total) throw new Error('callgrind recorded nothing (is callgrind_control able to reach the process?)');
-  return { instructions: total / N, main: main / N, commits: commits / N };
+  return { instructions: total / N, main: main / N, jit: jit / N, commits: commits / N };
 }
 
 /**
@@ -247,10 +275,12 @@ async function writingTransactionId(url) {
 async function main() {
   const names = process.argv.slice(2);
   if (!names.length) throw new Error(`name scenarios: ${Object.keys(SCENARIOS).join(', ')}`);
-  const database = await db.freshDatabase(SERVER, process.env.BENCH_DATABASE_NAME || 'restap_instructions');
   for (const name of names) {
-    const { instructions, main: mainThread, commits } = await measure(name, database.url);
-    console.log(`${name}: ${(instructions / 1000).toFixed(1)} k instructions/request (main thread ${(mainThread / 1000).toFixed(1)} k), ${commits.toFixed(2)} writing transactions/request (${N} requests at ${C} connections after ${WARM} warm-up)`);
+    // Each kind on a database of its own: news's posts left in the feed made a later talk carry 20 items (a talk-news).
+    const database = await db.freshDatabase(SERVER, process.env.BENCH_DATABASE_NAME || 'restap_instructions');
+    const { instructions, main: mainThread, jit, commits } = await measure(name, database.url);
+    const k = (n) => `${(n / 1000).toFixed(1)} k`;
+    console.log(`${name}: ${k(instructions - jit)} instructions/request without optimizing compilation (in all ${k(instructions)}, main thread ${k(mainThread)}, optimizing compilers ${k(jit)}), ${commits.toFixed(2)} writing transactions/request (${N} requests at ${C} connections after ${WARM} warm-up, V8 flags '${V8_FLAGS.join(' ')}')`);
   }
 }
 

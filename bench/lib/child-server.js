@@ -6,14 +6,15 @@ const { cpuMsOf } = require('./server');
 /**
  * Forks `file` with `args`; the child sends its port once it listens and exits when sent any
  * message. Returns its URL, its pid, its CPU so far (ms) and stop(). `wrapper` runs node under
- * another program that keeps the pid (valgrind), `env` adds to the environment.
+ * another program that keeps the pid (valgrind), `nodeArgs` are node's own flags (V8's too), `env`
+ * adds to the environment.
  */
-async function startChildServer(file, args, { wrapper = [], env = {} } = {}) {
-  const [execPath, ...execArgv] = [...wrapper, process.execPath];
+async function startChildServer(file, args, { wrapper = [], nodeArgs = [], env = {} } = {}) {
+  const [execPath, ...execArgv] = [...wrapper, process.execPath, ...nodeArgs];
   const child = fork(file, args, {
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: { ...process.env, ...env },
-    ...(wrapper.length ? { execPath, execArgv } : {}),
+    ...(wrapper.length ? { execPath, execArgv } : nodeArgs.length ? { execArgv: [...process.execArgv, ...nodeArgs] } : {}),
   });
   const port = await new Promise((resolve, reject) => {
     child.once('message', resolve);

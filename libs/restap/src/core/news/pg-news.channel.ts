@@ -160,7 +160,8 @@ export class PgNewsChannel {
         payload = (payload || `1 ${this.instanceId}`) + entry;
       }
       if (payload) payloads.push(payload);
-      await client.query('SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p', [channel, payloads]);
+      // A simple query, not an extended one: one round trip without parse/bind (issue 41, round 4).
+      await client.query(payloads.map((p) => `NOTIFY ${client.escapeIdentifier(channel)}, ${client.escapeLiteral(p)}`).join('; '));
       const rest = NOTIFY_SPACING_MS - (performance.now() - started);
       if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
     }
