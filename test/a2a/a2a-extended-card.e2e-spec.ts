@@ -7,7 +7,7 @@ jest.setTimeout(90_000);
 
 const CARD = '/.well-known/agent-card.json';
 const V1 = { 'A2A-Version': '1.0' };
-const SKILLS = ['talk', 'text.echo', 'text.reverse', 'notes.create', 'notes.list', 'notes.get', 'notes.delete'];
+const SKILLS = ['talk', 'text.echo', 'text.reverse', 'notes.create', 'notes.list', 'notes.digest', 'notes.get', 'notes.delete'];
 
 /** GetExtendedAgentCard over JSON-RPC (1.0, or 0.3's name without the A2A-Version header). */
 function rpcCard(url: string, headers: Record<string, string> = {}, legacy = false) {
