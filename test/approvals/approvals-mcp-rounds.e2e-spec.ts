@@ -1,9 +1,10 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { openReplicaDatabase, type ReplicaDatabase } from '../support/replica-database';
 import { startSample, type RunningApp } from '../support/sample-app';
-import { messagesOf, startFakeLlm, type ChatRequestBody, type FakeLlm, type FakeLlmReply } from '../support/fake-llm';
+import { messagesOf, startFakeLlm, type FakeLlm } from '../support/fake-llm';
 import { readAll } from '../fixtures/news-http';
 import { connectClient } from '../mcp/mcp-clients';
+import { reversingModel } from '../support/reversing-model';
 
 // Issue 35, item 4 — MCP 2026-07-28 clients get the spec's input-required multi-round-trip for a
 // held call: a direct tools/call of text.reverse (RESTAP_REQUIRE_APPROVAL=text.reverse) and the
@@ -17,18 +18,6 @@ const AUTH = { Authorization: `Bearer ${KEY}` };
 const SECRET = 'a-test-secret-of-at-least-32-bytes-for-35';
 const APR = /^apr_[A-Za-z0-9_-]{32}$/;
 
-/** Asked to reverse 'x', calls text_reverse; given the tool's result, says what came of it. */
-function reversingModel(body: ChatRequestBody): FakeLlmReply {
-  const last = messagesOf(body).at(-1)!;
-  if (last.role === 'tool') {
-    const content = last.content ?? '';
-    if (content.startsWith('Error')) return { text: `The call did not run: ${content.slice(0, 40)}` };
-    return { text: `Reversed: ${(JSON.parse(content) as { reversed_text: string }).reversed_text}` };
-  }
-  const text = /reverse '(.*)'/.exec(last.content ?? '')?.[1];
-  if (text === undefined) return { text: `You said: ${last.content}` };
-  return { toolCalls: [{ id: `call_${text.length}`, name: 'text_reverse', arguments: JSON.stringify({ text }) }] };
-}
 
 type ToolResult = { isError?: boolean; content: Array<{ type: string; text: string }>; structuredContent?: Record<string, unknown>; _meta?: Record<string, Record<string, unknown>> };
 type ElicitParams = { mode?: string; message: string; requestedSchema: { properties: Record<string, { enum?: string[] }>; required?: string[] } };

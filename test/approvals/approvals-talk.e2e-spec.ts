@@ -1,12 +1,13 @@
 import { Client } from 'pg';
 import { openReplicaDatabase, type ReplicaDatabase } from '../support/replica-database';
 import { startSample, type RunningApp } from '../support/sample-app';
-import { messagesOf, startFakeLlm, type ChatRequestBody, type FakeLlm, type FakeLlmReply } from '../support/fake-llm';
+import { messagesOf, startFakeLlm, type FakeLlm } from '../support/fake-llm';
 import { eventsOnly, openTalkStream, postTalk } from '../fixtures/talk-sse';
 import { readAll } from '../fixtures/news-http';
 import { formatReport, RestapClient, runConformance } from 'restap-client';
 import { TaskState } from '@a2a-js/sdk';
 import { artifactText, asTask, clientFor, data, dataOf, sendParams, text, userMessage } from '../a2a/a2a-support';
+import { reversingModel } from '../support/reversing-model';
 
 // Issue 35 — human approval before a consequential action, the same on any replica. Two sample
 // agents on one PostgreSQL, RESTAP_REQUIRE_APPROVAL=text.reverse, a fake model that asks for
@@ -18,18 +19,6 @@ const KEY = 'approval-key-35';
 const AUTH = { Authorization: `Bearer ${KEY}` };
 const APR = /^apr_[A-Za-z0-9_-]{32}$/;
 
-/** Asked to reverse 'x', calls text_reverse; given a tool result, says what came of it. */
-function reversingModel(body: ChatRequestBody): FakeLlmReply {
-  const last = messagesOf(body).at(-1)!;
-  if (last.role === 'tool') {
-    const content = last.content ?? '';
-    if (content.startsWith('Error')) return { text: `The call did not run: ${content.slice(0, 40)}` };
-    return { text: `Reversed: ${(JSON.parse(content) as { reversed_text: string }).reversed_text}` };
-  }
-  const text = /reverse '(.*)'/.exec(last.content ?? '')?.[1];
-  if (text === undefined) return { text: `You said: ${last.content}` };
-  return { toolCalls: [{ id: `call_${text.length}`, name: 'text_reverse', arguments: JSON.stringify({ text }) }] };
-}
 
 describe('issue 35 — approvals over /talk, on two replicas (RESTAP_REQUIRE_APPROVAL=text.reverse)', () => {
   let db: ReplicaDatabase;

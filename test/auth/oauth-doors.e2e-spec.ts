@@ -1,24 +1,14 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { createServer, type AddressInfo } from 'node:net';
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/client';
 import { createSampleApp } from '../../apps/sample-agent/src/bootstrap';
 import type { RunningApp } from '../support/sample-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { messagesOf, startFakeLlm, type ChatRequestBody, type FakeLlm, type FakeLlmReply } from '../support/fake-llm';
 import { CLIENT_SECRETS, signInAs, startAuthorizationServer, type LocalAuthorizationServer } from '../support/oidc-provider';
+import { freePort } from '../support/free-port';
+import { MCP_HEADERS } from '../support/mcp-session-client';
 
 jest.setTimeout(120_000);
-
-/** A free loopback port: the agent's audience (its resource URL) must be known before it starts. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
 
 /** The three doors' requests, each as a real client would send it. */
 const DOORS = {

@@ -1,4 +1,3 @@
-import { createServer, type AddressInfo } from 'node:net';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -8,26 +7,10 @@ import { createSampleApp } from '../../apps/sample-agent/src/bootstrap';
 import type { RunningApp } from '../support/sample-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 import { startAuthorizationServer, type LocalAuthorizationServer } from '../support/oidc-provider';
+import { freePort } from '../support/free-port';
+import { MCP_HEADERS, sessionClient } from '../support/mcp-session-client';
 
 jest.setTimeout(120_000);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
-
-/** A 2025-11-25 client of the official SDK (1.x) carrying `token`, in a new session, or in `sessionId` when given. */
-async function sessionClient(url: string, token: string, sessionId?: string): Promise<{ client: LegacyClient; transport: LegacyTransport }> {
-  const client = new LegacyClient({ name: 'restap-e2e', version: '1.0.0' });
-  const transport = new LegacyTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } }, ...(sessionId ? { sessionId } : {}) });
-  await client.connect(transport);
-  return { client, transport };
-}
 
 /** The `exp` claim of a JWT access token, seconds. */
 function expOf(token: string): number {

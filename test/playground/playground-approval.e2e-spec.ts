@@ -1,9 +1,10 @@
 import type { Page, Request as PlaywrightRequest } from 'playwright-core';
 import { startSample, type RunningApp } from '../support/sample-app';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
-import { messagesOf, startFakeLlm, type ChatRequestBody, type FakeLlm, type FakeLlmReply } from '../support/fake-llm';
+import { startFakeLlm, type FakeLlm } from '../support/fake-llm';
 import { readAll } from '../fixtures/news-http';
 import { useBrowser } from '../support/browser';
+import { reversingModel } from '../support/reversing-model';
 
 // Issue 35, item 6 — the playground shows a pending approval as a card (capability, arguments,
 // Approve / Deny); the click answers in the same session and the turn resumes. The sample with
@@ -11,18 +12,6 @@ import { useBrowser } from '../support/browser';
 // text.reverse publishes one job.completed news item, so the feed counts the runs.
 jest.setTimeout(180_000);
 
-/** Asked to reverse 'x', calls text_reverse; given the tool's result, says what came of it. */
-function reversingModel(body: ChatRequestBody): FakeLlmReply {
-  const last = messagesOf(body).at(-1)!;
-  if (last.role === 'tool') {
-    const content = last.content ?? '';
-    if (content.startsWith('Error')) return { text: `The call did not run: ${content.slice(0, 40)}` };
-    return { text: `Reversed: ${(JSON.parse(content) as { reversed_text: string }).reversed_text}` };
-  }
-  const text = /reverse '(.*)'/.exec(last.content ?? '')?.[1];
-  if (text === undefined) return { text: `You said: ${last.content}` };
-  return { toolCalls: [{ id: `call_${text.length}`, name: 'text_reverse', arguments: JSON.stringify({ text }) }] };
-}
 
 /** A POST /talk the page sent: its URL and JSON body. */
 interface SentTalk {

@@ -1,4 +1,3 @@
-import { createServer, type AddressInfo } from 'node:net';
 import type { Page, Request as BrowserRequest } from 'playwright-core';
 import { createSampleApp } from '../../apps/sample-agent/src/bootstrap';
 import type { RunningApp } from '../support/sample-app';
@@ -6,20 +5,12 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 import { startFakeLlm, type FakeLlm } from '../support/fake-llm';
 import { startAuthorizationServer, type LocalAuthorizationServer } from '../support/oidc-provider';
 import { useBrowser } from '../support/browser';
+import { freePort } from '../support/free-port';
 
 jest.setTimeout(180_000);
 
 const PLAYGROUND_CLIENT = 'restap-playground';
 const REPLY = 'Signed-in reply from the agent.';
-
-/** A free loopback port: the agent's audience and the playground's redirect URI must be known before either server starts. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** Every request the page sends: its URL and Authorization header. */
 function recordRequests(page: Page): Array<{ url: URL; authorization?: string }> {
