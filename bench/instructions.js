@@ -79,7 +79,8 @@ const WARM = Number(process.env.WARM) || 5000;
 const V8_FLAGS = (process.env.V8_FLAGS ?? '--single-threaded --no-memory-reducer --hash-seed=1 --random-seed=1').split(/\s+/).filter(Boolean);
 // V8's optimizing compilers' entry points from the running program (Turbofan and Maglev, OSR too), as callgrind_annotate
 // names them: their inclusive cost is the optimizing compilation done in the counted window, printed apart.
-const JIT_ENTRY = /^\s*([\d,]+) .*v8::internal::Runtime_Compile(Optimized|Turbofan|Maglev)/;
+// Node 20's V8 names them Runtime_CompileOptimized/Turbofan/Maglev, Node 24's Runtime_OptimizeTurbofanEager/MaglevEager.
+const JIT_ENTRY = /^\s*([\d,]+) .*v8::internal::Runtime_(Compile(Optimized|Turbofan|Maglev)|Optimize(Turbofan|Maglev))/;
 const SERVER = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const JSON_POST = { method: 'POST', headers: { 'content-type': 'application/json' } };
 const AGUI_RUN = {
