@@ -182,6 +182,20 @@ describe('issue 37: resumable /talk streams on two replicas', () => {
     expect(await last.rest()).toEqual(sent.slice(-1));
   });
 
+  it("issue 41: a completed turn's final frames are committed in the statement that stores the turn (same transaction), and a resume from them is exact", async () => {
+    const live = await openSse(`${a.url}/talk`, { method: 'POST', body: { message: 'one commit' } });
+    const sent = await live.rest();
+    const { id: messageId, session_id: sessionId } = startOf(sent);
+    const { rows: finals } = await sql.query<{ xmin: string; last_id: number }>(`SELECT xmin::text, last_id FROM restap_talk_frames WHERE message_id = $1 AND state = 'final'`, [messageId]);
+    const { rows: reply } = await sql.query<{ xmin: string }>(`SELECT xmin::text FROM restap_turns WHERE message_id = $1 AND role = 'assistant'`, [messageId]);
+    expect(finals).toHaveLength(1);
+    // The final run ends with message.end (the id before done's); done is implied by it.
+    expect(Number(finals[0].last_id)).toBe(Number(sent[sent.length - 2].id));
+    expect(finals[0].xmin).toBe(reply[0].xmin);
+    const replay = await openSse(`${b.url}/talk/${messageId}`, { method: 'GET', headers: { 'Restap-Session-Id': sessionId, 'Last-Event-ID': '1' } });
+    expect(await replay.rest()).toEqual(sent.slice(1));
+  });
+
   describe('a resume must prove it owns the turn (session_id in Restap-Session-Id, never in the URL)', () => {
     let messageId: string;
     let sessionId: string;

@@ -1,4 +1,5 @@
 import type { TalkFramesState } from './entities/restap-talk-frame.entity';
+import type { TurnSideRow } from './session.store';
 
 export type { TalkFramesState };
 
@@ -60,4 +61,12 @@ export abstract class TalkFrameStore {
   abstract stopsAsked(messageIds: readonly string[]): Promise<string[]>;
   /** Deletes rows older than `ageMs` (at most `limit` of them); resolves with how many. */
   abstract sweep(ageMs: number, limit: number): Promise<number>;
+  /**
+   * `row` as a side row of the statement that stores its turn (see TurnSideRow): written in the
+   * turn's own commit instead of a statement of its own. Undefined when this store cannot (its
+   * table is not in the session store's database): the run is then appended after the turn.
+   */
+  sideRow(_row: TalkFramesRow): TurnSideRow | undefined {
+    return undefined;
+  }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { GroupCommit } from './group-commit';
 import { RestapSql, statement } from './restap-sql';
+import type { TurnSideRow, TurnSideTable } from './session.store';
 import { TalkFrameStore, type StoredTalkFrames, type TalkFramesRow, type TalkFramesState, type TalkFramesSummary } from './talk-frame.store';
 
 const COLUMNS = 'message_id, first_id, last_id, key_hash, frames, state';
@@ -59,6 +60,13 @@ const SWEEP = statement(
   'talk.frames-sweep',
 );
 
+/** A turn's final run written in the statement that stores the turn (TalkFrameStore.sideRow). */
+const FRAMES_SIDE: TurnSideTable = {
+  name: 'talk.frames',
+  columns: [['message_id', 'text[]'], ['first_id', 'int[]'], ['last_id', 'int[]'], ['key_hash', 'bytea[]'], ['frames', 'text[]'], ['state', 'text[]']],
+  write: (rows) => `INSERT INTO restap_talk_frames (${COLUMNS}) SELECT ${COLUMNS} FROM ${rows} ON CONFLICT (message_id, first_id) DO NOTHING`,
+};
+
 /** Rows one append statement takes at most. */
 const MAX_APPEND_BATCH = 256;
 
@@ -106,6 +114,10 @@ export class TypeOrmTalkFrameStore extends TalkFrameStore {
   async sweep(ageMs: number, limit: number): Promise<number> {
     const rows = await this.sql.query<unknown>(SWEEP, [ageMs, limit]);
     return rows.length;
+  }
+
+  override sideRow(row: TalkFramesRow): TurnSideRow {
+    return { table: FRAMES_SIDE, values: [row.messageId, row.firstId, row.lastId, row.keyHash, row.frames, row.state] };
   }
 
   private async write(rows: TalkFramesRow[]): Promise<void[]> {

@@ -8,7 +8,7 @@ import type { TalkChunk } from '../../../interfaces/talk.interface';
 import { isStorageError } from '../../../persistence/storage-errors';
 import { callerOf } from '../../../core/caller';
 import { DoorStreams } from '../../kit/http/door-streams';
-import { TalkService, type OpenTurn } from '../../../core/talk/talk.service';
+import { TalkService, type OpenTurn, type TurnEnding } from '../../../core/talk/talk.service';
 import { writeJson } from '../../kit/http/restap-json.writer';
 import { RestapDrain } from '../../../core/lifecycle/restap-drain.service';
 import { negotiateTalkFormat, type TalkFormat } from './talk.negotiator';
@@ -76,6 +76,8 @@ export class TalkResponder {
         sessionId: accepted.sessionId,
         caller: callerOf(req),
         approval: accepted.approval,
+        // A completed reply's final frames ride the statement that stores the turn (one commit).
+        ...(resumable ? { side: (ending: TurnEnding) => (ending.status === 'complete' ? recorder?.finalSide() : undefined) } : {}),
       });
       // Gone before it saw a frame: nobody knows this turn's id to resume it.
       if (gone) turn.stop('disconnect');
@@ -124,6 +126,7 @@ export class TalkResponder {
     const emit = (chunk: TalkChunk): Promise<void> | undefined =>
       chunk.event === 'message.delta' ? sse.send(chunk.event, { id: turn.messageId, text: chunk.text }) : sse.send(chunk.event, chunk);
     const result = await turn.run(emit);
+    if (result.sideStored) recorder?.sideStored();
     if (result.status === 'aborted') {
       // A resumable turn is only aborted on purpose (DELETE): its stream, live or resumed, says so.
       if (recorder) {

@@ -1,4 +1,5 @@
 import type { TalkFrameStore, TalkFramesRow } from '../../../../persistence/talk-frame.store';
+import type { TurnSideRow } from '../../../../persistence/session.store';
 import type { RestapTalkResumeOptions } from '../../../../interfaces/restap-options.interface';
 
 /** One kept frame: its event name and its data's JSON text. */
@@ -9,9 +10,12 @@ export type KeptFrame = [event: string, data: string];
  * stream numbers them (1 = message.start) and written in runs, every turn of the instance sharing
  * one batched INSERT: a running turn's new frames at most every `flushMs`, and, once the stream
  * sends `done`, the rest with the frame that closed it (`message.end` or `error`, exactly as the
- * live client got it) as the turn's `final` run. That write is not awaited by anyone (the live
- * stream has ended; a resume waits for it) and touches no logged table: it costs no WAL flush and
- * stays off the turn's own statement. Nothing of the session_id is kept: message.start is kept
+ * live client got it) as the turn's `final` run. A reply that completes has its final run written
+ * in the statement that stores the turn ({@link finalSide}, TurnRequest.side): the frames still
+ * pending and the `message.end` the stream sends once that statement has committed, one commit for
+ * both (issue 41). Otherwise (an error, a stopped turn, a store without side rows) the final run
+ * is a write of its own, awaited by no one (the live stream has ended; a resume waits for it),
+ * into a table that is not WAL-logged. Nothing of the session_id is kept: message.start is kept
  * without it (a resume adds the caller's back), `done` is implied by the final run. Past
  * `maxFrames` or `maxBytes` the turn stops being kept and its final run is marked `cut`.
  */
@@ -25,6 +29,8 @@ export class TalkFrameRecorder {
   private cut = false;
   private closed = false;
   private timer?: NodeJS.Timeout;
+  /** Set by {@link finalSide}: a final run was handed to the turn's statement. */
+  private side = false;
 
   constructor(
     private readonly store: TalkFrameStore,
@@ -51,6 +57,40 @@ export class TalkFrameRecorder {
     if (!this.pending.length) this.firstId = id;
     this.pending.push([event, kept]);
     this.timer ??= setTimeout(() => this.flush(), this.limits.flushMs);
+  }
+
+  /**
+   * The final run of a reply that completed, as a side row of the statement storing its turn: the
+   * frames still pending, then the `message.end` the stream will send next (its id and data as
+   * SseWriter writes them). Undefined when it cannot be (cut, ended, or the store has no side
+   * rows). Pending frames stay until {@link sideStored}: should the statement fail, the stream
+   * ends with `error` and they are written in a final run of their own, as before.
+   */
+  finalSide(): TurnSideRow | undefined {
+    if (this.closed || this.cut) return undefined;
+    const endId = this.nextId;
+    const endData = JSON.stringify({ event: 'message.end', id: this.messageId });
+    // Past the limits with it, the turn is cut when message.end is recorded, as before.
+    if (this.frames + 1 > this.limits.maxFrames || this.bytes + endData.length + 'message.end'.length > this.limits.maxBytes) return undefined;
+    const frames: KeptFrame[] = [...this.pending, ['message.end', endData]];
+    const firstId = this.pending.length ? this.firstId : endId;
+    const row = this.store.sideRow({ messageId: this.messageId, keyHash: this.keyHash, firstId, lastId: endId, frames: JSON.stringify(frames), state: 'final' });
+    if (!row) return undefined;
+    // No `open` run may take these frames meanwhile: the side row's first id would then conflict.
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.side = true;
+    return row;
+  }
+
+  /**
+   * The statement storing the turn committed the run {@link finalSide} gave: the record is complete
+   * (the stream's next frames are that `message.end`, then `done`); nothing more is written.
+   */
+  sideStored(): void {
+    if (!this.side) return;
+    this.pending = [];
+    this.closed = true;
   }
 
   /** Stops keeping frames: the stream ended without `done`; a resume of it ends with agent_interrupted. */
