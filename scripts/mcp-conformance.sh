@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The official MCP conformance suite against the sample agent's /mcp, with the committed baseline of
-# expected failures (test/mcp/conformance-baseline.yml, each with its reason). The suite needs
+# expected failures (test/mcp/conformance-baseline.yml and, for --requirements 2026-07-28,
+# test/mcp/conformance-baseline-2026-07-28.yml, each entry with its reason). The suite needs
 # Node >= 22: it runs under Node 24 from the registry's `node` package (npx -p node@24), whatever
 # Node runs the sample. Needs the built sample (npm run build) and DATABASE_URL (or the embedded database).
 set -euo pipefail
@@ -23,6 +24,13 @@ done
 
 # Results are written under the current directory: keep them out of the repository.
 cd "$work"
-npx -y -p node@24 node "$root/node_modules/@modelcontextprotocol/conformance/dist/index.js" server \
+suite="$root/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+# The active suite (every revision the SDK serves, 2025-era sessions included), then exactly what the
+# 2026-07-28 revision requires, each with its own baseline.
+npx -y -p node@24 node "$suite" server \
   --url "http://127.0.0.1:$port/mcp" \
   --expected-failures "$root/test/mcp/conformance-baseline.yml"
+npx -y -p node@24 node "$suite" server \
+  --url "http://127.0.0.1:$port/mcp" \
+  --requirements 2026-07-28 \
+  --expected-failures "$root/test/mcp/conformance-baseline-2026-07-28.yml"
