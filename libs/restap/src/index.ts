@@ -52,6 +52,7 @@ export { CapabilityTools } from './core/tools/capability-tools';
 export { CapabilityTasks } from './core/tasks/capability-tasks';
 export type { CapabilityTaskDocument, CapabilityTaskStatus } from './core/tasks/capability-tasks';
 export { capabilitySignal } from './core/invoker/capability-signal';
+export { capabilityProgress, capabilityLog, type CapabilityLogLevel } from './core/invoker/capability-events';
 export type { ToolDefinition } from './core/tools/capability-tools';
 export { toolNameOf, capabilityIdOf, TOOL_NAME_PATTERN } from './core/tools/tool-names';
 export { openAiToolLoop } from './core/tools/openai-tool-loop';

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, NotFoundException, Param, ParseIntPipe, Post, Query, Req, UseGuards } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Capability, capabilitySignal } from 'nestjs-restap';
+import { Capability, capabilityLog, capabilityProgress, capabilitySignal } from 'nestjs-restap';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Repository } from 'typeorm';
 import { ApiKeyGuard } from '../auth/api-key.guard';
@@ -62,13 +62,18 @@ export class NotesController {
     if (!notes.length) throw new NotFoundException(body.q ? `No note contains '${body.q}'.` : 'There are no notes to digest.');
     const lines: string[] = [];
     let words = 0;
-    for (const note of notes) {
+    // An MCP client that asked for them sees the job advance (notifications/progress) and its log.
+    capabilityLog(req, 'info', { digest: 'started', notes: notes.length });
+    for (const [k, note] of notes.entries()) {
       await sleep(this.digestStepMs, undefined, { signal });
       const count = `${note.title} ${note.body}`.split(/\s+/).filter(Boolean).length;
       words += count;
       const gist = note.body.length > 80 ? `${note.body.slice(0, 79)}…` : note.body;
       lines.push(`- **${note.title}** (#${note.id}, ${count} words)${gist ? `: ${gist}` : ''}`);
+      capabilityProgress(req, k + 1, notes.length, `Read note #${note.id}`);
+      capabilityLog(req, 'debug', { digest: 'read', note: note.id, words: count });
     }
+    capabilityLog(req, 'info', { digest: 'done', notes: notes.length, words });
     return { notes: notes.length, words, digest: lines.join('\n'), created_at: new Date().toISOString() };
   }
 

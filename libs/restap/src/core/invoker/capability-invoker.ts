@@ -16,6 +16,7 @@ import { RouterExecutionContext } from '@nestjs/core/router/router-execution-con
 import { RouterProxy } from '@nestjs/core/router/router-proxy.js';
 import { RestapRegistry, type RegisteredCapability } from '../registry/restap.registry';
 import type { RestapCaller } from '../caller';
+import type { CapabilityCallEvents } from './capability-events';
 import { failure, toInvocationFailure } from './invocation-error';
 import type { InvocationResult } from './invocation-result';
 import { toSyntheticRequest } from './invocation-request';
@@ -59,11 +60,13 @@ export class CapabilityInvoker {
    * error, and an aborted `signal` ends the wait with 499 `aborted` (the handler's connection
    * closes, so Observables and streams it returned are torn down).
    */
-  async invoke(capabilityId: string, args: Record<string, unknown>, caller: RestapCaller, signal?: AbortSignal): Promise<InvocationResult> {
+  async invoke(capabilityId: string, args: Record<string, unknown>, caller: RestapCaller, signal?: AbortSignal, events?: CapabilityCallEvents): Promise<InvocationResult> {
     const capability = this.registry.getCapability(capabilityId);
     if (!capability?.route) return failure(404, 'unknown_capability', `No capability has the id '${capabilityId}'.`);
     if (signal?.aborted) return aborted(signal);
-    const req = new SyntheticRequest(toSyntheticRequest(capability, args ?? {}, caller));
+    const init = toSyntheticRequest(capability, args ?? {}, caller);
+    if (events) init.events = events;
+    const req = new SyntheticRequest(init);
     const res = new SyntheticResponse(req);
     let fellThrough: unknown;
     const next = (error?: unknown): void => {

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { CapabilityCallEvents } from './capability-events';
 
 /** What a synthetic request is made of: the route's values as an HTTP request would carry them. */
 export interface SyntheticRequestInit {
@@ -10,6 +11,8 @@ export interface SyntheticRequestInit {
   query: Record<string, string | string[]>;
   body: unknown;
   ip?: string;
+  /** Where the call's progress and log messages go (capabilityProgress, capabilityLog); none: nowhere. */
+  events?: CapabilityCallEvents;
 }
 
 /** Stands in for the connection: Nest watches `close` on it to tear down a handler's Observable or stream. */
@@ -47,6 +50,8 @@ export class SyntheticRequest extends EventEmitter {
   readonly socket: SyntheticSocket;
   /** Aborted when the call is: its caller cancelled it (an MCP or A2A task cancel), went away, or it timed out. */
   readonly signal: AbortSignal;
+  /** Where the call's progress and log messages go (see capabilityProgress). */
+  readonly events?: CapabilityCallEvents;
   private readonly aborts = new AbortController();
   readonly complete = true;
   /** body-parser's "already parsed" mark, should a host middleware ever see this request. */
@@ -65,6 +70,7 @@ export class SyntheticRequest extends EventEmitter {
     this.ip = init.ip;
     this.socket = new SyntheticSocket(init.ip);
     this.signal = this.aborts.signal;
+    if (init.events) this.events = init.events;
   }
 
   get hostname(): string | undefined {

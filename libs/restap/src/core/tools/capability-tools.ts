@@ -3,6 +3,7 @@ import { RESTAP_OPTIONS } from '../../restap.constants';
 import type { JsonSchema } from '../../interfaces/catalog.interface';
 import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
 import { RestapRegistry, type RegisteredCapability } from '../registry/restap.registry';
+import type { CapabilityCallEvents } from '../invoker/capability-events';
 import type { RestapCaller } from '../caller';
 import { CapabilityInvoker } from '../invoker/capability-invoker';
 import { failure } from '../invoker/invocation-error';
@@ -89,10 +90,11 @@ export class CapabilityTools {
     timeoutMs = this.options.capabilityTimeoutMs,
     gate?: ToolCallGate,
     callId?: string,
+    events?: CapabilityCallEvents,
   ): Promise<InvocationResult> {
     const tool = this.find(name);
     const content = this.options.telemetry?.captureContent === true ? { arguments: args } : undefined;
-    return withToolSpan(name, tool?.capabilityId, callId, () => this.callTool(name, tool, args, caller, signal, timeoutMs, gate), content);
+    return withToolSpan(name, tool?.capabilityId, callId, () => this.callTool(name, tool, args, caller, signal, timeoutMs, gate, events), content);
   }
 
   private async callTool(
@@ -103,12 +105,13 @@ export class CapabilityTools {
     signal: AbortSignal | undefined,
     timeoutMs: number,
     gate: ToolCallGate | undefined,
+    events: CapabilityCallEvents | undefined,
   ): Promise<InvocationResult> {
     if (!tool) {
       const known = this.list().map((t) => t.name).join(', ') || 'none';
       return failure(404, 'unknown_tool', `There is no tool named '${name}'. Tools: ${known}.`);
     }
-    return this.run(name, this.registry.getCapability(tool.capabilityId)!, args, caller, signal, timeoutMs, gate && ((checked) => gate(tool, checked)));
+    return this.run(name, this.registry.getCapability(tool.capabilityId)!, args, caller, signal, timeoutMs, gate && ((checked) => gate(tool, checked)), events);
   }
 
   /**
@@ -132,6 +135,7 @@ export class CapabilityTools {
     signal: AbortSignal | undefined,
     timeoutMs: number,
     hold?: (args: Record<string, unknown>) => Promise<InvocationResult | undefined>,
+    events?: CapabilityCallEvents,
   ): Promise<InvocationResult> {
     if (args === undefined || args === null) args = {};
     if (typeof args !== 'object' || Array.isArray(args)) {
@@ -148,7 +152,7 @@ export class CapabilityTools {
     const held = hold ? await hold(args as Record<string, unknown>) : undefined;
     if (held) return held;
     const timeout = AbortSignal.timeout(timeoutMs);
-    const result = await this.invoker.invoke(capability.options.id, args as Record<string, unknown>, caller, signal ? AbortSignal.any([signal, timeout]) : timeout);
+    const result = await this.invoker.invoke(capability.options.id, args as Record<string, unknown>, caller, signal ? AbortSignal.any([signal, timeout]) : timeout, events);
     if (!result.ok && result.error === 'aborted' && timeout.aborted && !signal?.aborted) {
       return failure(504, 'tool_timeout', `${name} did not answer within ${timeoutMs} ms.`);
     }

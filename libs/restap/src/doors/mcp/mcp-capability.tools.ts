@@ -1,6 +1,7 @@
 import { fromJsonSchema, requireScopes, type CallToolResult, type InputRequiredResult, type JsonSchemaType, type McpServer, type RegisteredTool, type ServerContext, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { JsonSchema } from '../../interfaces/catalog.interface';
 import type { CapabilityTools, ToolDefinition } from '../../core/tools/capability-tools';
+import type { CapabilityCallEvents } from '../../core/invoker/capability-events';
 import type { InvocationResult } from '../../core/invoker/invocation-result';
 import { callOf } from './mcp-call.context';
 import type { ApprovalService } from '../../core/approvals/approval.service';
@@ -82,7 +83,7 @@ export function capabilityToolRegistrations(tools: CapabilityTools, approvals?: 
       if (answer && isRefusal(answer)) return toolError(answer.refused.message, answer.refused.error, answer.refused.status);
       const gate = approvals?.gateFor('mcp', caller, answer);
       const started = performance.now();
-      const result = await tools.call(tool.name, args, caller, ctx.mcpReq.signal, undefined, gate);
+      const result = await tools.call(tool.name, args, caller, ctx.mcpReq.signal, undefined, gate, undefined, callEvents(ctx));
       await logCall(ctx, tool.capabilityId, result, performance.now() - started);
       if (!result.ok && result.approval && !answer && rounds?.canAsk(ctx)) return askInBand(rounds, result.approval, { k: 'call', t: tool.name }, args, caller);
       return toToolResult(result, structured, tool.name);
@@ -116,6 +117,26 @@ export const LOG_NAME = 'restap';
 async function logCall(ctx: ServerContext, capability: string, result: InvocationResult, ms: number): Promise<void> {
   const data = { capability, status: result.status, ms: Math.round(ms), ...(result.ok ? {} : { error: result.error }) };
   await ctx.mcpReq.log(result.ok ? 'info' : 'warning', data, LOG_NAME).catch(() => undefined);
+}
+
+/**
+ * Where a capability's own progress and log messages go (capabilityProgress, capabilityLog):
+ * `notifications/progress` when the request carries a progressToken, `notifications/message`
+ * (logger `restap`) where the SDK has a channel and the level allows, as the call's own log.
+ */
+function callEvents(ctx: ServerContext): CapabilityCallEvents {
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  return {
+    ...(progressToken === undefined
+      ? {}
+      : {
+          progress: (progress, total, message) =>
+            void ctx.mcpReq
+              .notify({ method: 'notifications/progress', params: { progressToken, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) } })
+              .catch(() => undefined),
+        }),
+    log: (level, data) => void ctx.mcpReq.log(level, data, LOG_NAME).catch(() => undefined),
+  };
 }
 
 /** Hints only: a GET capability reads; nothing else is claimed (the host knows its side effects). */
