@@ -9,6 +9,9 @@ import { CapabilityTaskWakeups } from 'nestjs-restap/core/tasks/capability-task.
 import { TalkFrameWakeups } from 'nestjs-restap/doors/restap/talk/resume/talk-frame.wakeups';
 import { A2aTaskStore } from 'nestjs-restap/doors/a2a/a2a-task.store';
 import { RestapReplicas } from 'nestjs-restap/core/lifecycle/restap-replicas.service';
+import { A2aCaller } from 'nestjs-restap/doors/a2a/a2a-caller';
+import { ServerCallContext } from '@a2a-js/sdk/server';
+import { Client as PgClient } from 'pg';
 import { openReplicaDatabase, type ReplicaDatabase } from '../support/replica-database';
 import { openTalkStream } from '../fixtures/talk-sse';
 import { startReliabilityApp, type ReliabilityApp } from './support/reliability-app';
@@ -185,7 +188,7 @@ describe('issue 38, item 5 — replicas wake on LISTEN/NOTIFY: capability tasks 
     await live.rest();
   });
 
-  it('a capability task (kind capability, same table) is never an A2A task: GetTask and CancelTask answer not found, the A2A orphan sweep leaves it alone', async () => {
+  it("a capability task (kind capability, same table) is never an A2A task: GetTask and CancelTask answer not found, the A2A store's reads skip it even under its own owner hash, the A2A orphan sweep leaves it alone", async () => {
     const taskId = await startTask(await mcpClient(a.url), 'not-a2a');
     await until('the job to start on A', () => seen.includes('started not-a2a'));
     const rpc = async (method: string, params: unknown) =>
@@ -195,6 +198,18 @@ describe('issue 38, item 5 — replicas wake on LISTEN/NOTIFY: capability tasks 
       };
     expect((await rpc('GetTask', { id: taskId })).error?.code).toBe(-32001);
     expect((await rpc('CancelTask', { id: taskId })).error?.code).toBe(-32001);
+    // The A2A and capability owner hashes are derived apart; the kind alone must keep the row out even
+    // for an A2A caller whose owner hash were the task's.
+    const sql = new PgClient({ connectionString: shared!.url });
+    await sql.connect();
+    const [{ owner_hash: ownerHash }] = (await sql.query<{ owner_hash: Buffer }>('SELECT owner_hash FROM restap_a2a_tasks WHERE id = $1', [taskId])).rows;
+    await sql.end();
+    const caller = new A2aCaller({ headers: {} }, 'same-owner');
+    (caller as { ownerHash: Buffer }).ownerHash = ownerHash;
+    const store = b.app.get(A2aTaskStore);
+    const context = new ServerCallContext({ user: caller });
+    expect(await store.load(taskId, context)).toBeUndefined();
+    expect(await store.list({ tenant: '', contextId: '', status: 0, pageSize: 50, pageToken: '', historyLength: undefined, statusTimestampAfter: undefined, includeArtifacts: false } as Parameters<A2aTaskStore['list']>[0], context)).toMatchObject({ tasks: [], totalSize: 0 });
     // B's A2A sweep with a zero orphan window counts A as dead: it must not fail A's capability task as an A2A one.
     const swept = await b.app.get(A2aTaskStore).failOrphans(b.app.get(RestapReplicas).id, 0);
     expect(swept).toBe(0);
