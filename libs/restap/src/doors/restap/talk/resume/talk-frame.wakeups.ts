@@ -6,12 +6,17 @@ import type { ResolvedRestapCoreOptions } from '../../../../interfaces/restap-op
 /** The NOTIFY channel of resumable /talk wake-ups. */
 export const TALK_FRAMES_CHANNEL = 'restap_talk';
 
+const FRAMES = 'f';
+const STOP = 's';
+
 /**
  * Cross-replica wake-ups of resumed /talk streams (`talk.resume`, issue 38 item 5), on the
  * instance's one LISTEN connection (NewsWakeups' topic {@link TALK_FRAMES_CHANNEL}): once a run of a
  * turn's frames is committed (see TalkFrameRecorder), the instance that wrote it sends the turn's
  * message_id (never anything of its session), and a resume following that turn on any replica reads
- * the new frames at once instead of reading the frames table every `pollMs`.
+ * the new frames at once instead of reading the frames table every `pollMs`. A stop asked on a
+ * replica that does not run the turn (`DELETE {talk path}/{message_id}`, see TalkStops) sends the
+ * message_id the same way, and the replica running it reads that turn's stop row at once.
  *
  * A wake-up is a hint and can be lost: a follower also re-reads at each NewsWakeups resync (after a
  * LISTEN (re)connection and every `news.resyncMs`), and every `talk.resume.pollMs` while no LISTEN
@@ -22,6 +27,7 @@ export class TalkFrameWakeups implements OnModuleInit, OnApplicationShutdown {
   private topic?: WakeupTopic;
   /** Followers per message_id: each resolves once, at the turn's next wake-up (or a resync). */
   private readonly waiters = new Map<string, Set<(woken: boolean) => void>>();
+  private readonly stopListeners = new Set<(messageId: string) => void>();
   private readonly unsubscribe: Array<() => void> = [];
   private readonly pollMs: number;
 
@@ -37,7 +43,7 @@ export class TalkFrameWakeups implements OnModuleInit, OnApplicationShutdown {
     if (!this.pollMs) return;
     this.topic = this.wakeups.topic(TALK_FRAMES_CHANNEL);
     this.unsubscribe.push(
-      this.topic.on((messageId) => [...(this.waiters.get(messageId) ?? [])].forEach((wake) => wake(true))),
+      this.topic.on((key) => this.received(key)),
       this.wakeups.onResync(() => this.wakeAll()),
     );
   }
@@ -54,7 +60,23 @@ export class TalkFrameWakeups implements OnModuleInit, OnApplicationShutdown {
 
   /** A run of the turn's frames was committed here: wakes its followers on every instance. */
   written(messageId: string): void {
-    this.topic?.send(messageId);
+    this.topic?.send(`${FRAMES}${messageId}`);
+  }
+
+  /** This instance wrote a stop row for the turn (once committed): wakes the replica running it. */
+  stopAsked(messageId: string): void {
+    this.topic?.send(`${STOP}${messageId}`);
+  }
+
+  /** Calls `listener` with the message_id of each turn some instance was asked to stop; returns the unsubscribe function. */
+  onStopAsked(listener: (messageId: string) => void): () => void {
+    this.stopListeners.add(listener);
+    return () => this.stopListeners.delete(listener);
+  }
+
+  /** Calls `listener` when wake-ups may have been missed (after a LISTEN (re)connection, every `news.resyncMs`). */
+  onResync(listener: () => void): () => void {
+    return this.wakeups.onResync(listener);
   }
 
   /**
@@ -82,6 +104,12 @@ export class TalkFrameWakeups implements OnModuleInit, OnApplicationShutdown {
       if (signal?.aborted) return aborted();
       signal?.addEventListener('abort', aborted, { once: true });
     });
+  }
+
+  private received(key: string): void {
+    const messageId = key.slice(1);
+    if (key.startsWith(FRAMES)) [...(this.waiters.get(messageId) ?? [])].forEach((wake) => wake(true));
+    else if (key.startsWith(STOP)) for (const listener of this.stopListeners) listener(messageId);
   }
 
   private wakeAll(): void {

@@ -82,7 +82,7 @@ export class TalkResume {
 
   /**
    * Answers `DELETE {talk path}/{message_id}` (validated like a resume): 202 `stopping` when the
-   * turn runs (here: stopped at once; elsewhere: within two `pollMs`), 200 `ended` when it is over,
+   * turn runs (here: stopped at once; elsewhere: at the stop's wake-up, see TalkStops), 200 `ended` when it is over,
    * 404 turn_not_found when nothing of it is kept for that session. Never rejects.
    */
   async stop(resume: AcceptedResume, res: Response): Promise<void> {
@@ -95,6 +95,8 @@ export class TalkResume {
         status = this.stops.stopHere(resume.messageId, resume.keyHash) ? 'stopping' : await this.store.askStop(resume.messageId, resume.keyHash);
       }
       if (status === 'unknown') throw new TurnNotFoundException();
+      // Written by this instance for a turn another one runs: wake that one.
+      if (status === 'stopping') this.wakeups.stopAsked(resume.messageId);
       writeJson(res, status === 'stopping' ? 202 : 200, JSON.stringify({ status, message_id: resume.messageId }));
     } catch (error) {
       this.fail(res, error);
