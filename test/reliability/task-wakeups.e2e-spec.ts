@@ -188,6 +188,27 @@ describe('issue 38, item 5 — replicas wake on LISTEN/NOTIFY: capability tasks 
     await live.rest();
   });
 
+  it('DELETE /talk/{message_id} asked on B stops the turn running on A: its live stream ends with turn_stopped', async () => {
+    a.brain.behaviour = (ctx) =>
+      (async function* () {
+        yield 'first ';
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+      })();
+    const live = await openTalkStream(`${a.url}/talk`, { message: 'run until stopped' });
+    const start = await live.next();
+    const { id: messageId, session_id: sessionId } = start!.data as { id: string; session_id: string };
+    expect((await live.next())?.event).toBe('message.delta');
+    // B writes the stop row (once the turn's first frames are kept) and wakes A, which stops the turn.
+    await until('B to accept the stop', async () => {
+      const response = await fetch(`${b.url}/talk/${messageId}`, { method: 'DELETE', headers: { 'restap-session-id': sessionId } });
+      return response.status === 202;
+    });
+    const rest = await woken('the stop on A', live.rest());
+    const error = rest.find((f) => f.event === 'error');
+    expect(error?.data).toMatchObject({ error: 'turn_stopped' });
+    expect(rest[rest.length - 1]?.event).toBe('done');
+  });
+
   it("a capability task (kind capability, same table) is never an A2A task: GetTask and CancelTask answer not found, the A2A store's reads skip it even under its own owner hash, the A2A orphan sweep leaves it alone", async () => {
     const taskId = await startTask(await mcpClient(a.url), 'not-a2a');
     await until('the job to start on A', () => seen.includes('started not-a2a'));
