@@ -48,6 +48,7 @@ import { RESTAP_TALK_NEWS_SOURCE } from './core/talk/talk-news.source';
 import { CapabilityInvoker } from './core/invoker/capability-invoker';
 import { CapabilityTools } from './core/tools/capability-tools';
 import { CapabilityTasks } from './core/tasks/capability-tasks';
+import { CapabilityTaskWakeups } from './core/tasks/capability-task.wakeups';
 import { CapabilityTaskStore } from './persistence/capability-task.store';
 import { TALK_RESUME_PROVIDERS } from './doors/restap/talk/resume';
 import { ApprovalService } from './core/approvals/approval.service';
@@ -139,6 +140,7 @@ function throttlerStorageOf(options: ResolvedRestapCoreOptions, dataSource?: Dat
     CapabilityInvoker,
     CapabilityTools,
     CapabilityTaskStore,
+    CapabilityTaskWakeups,
     CapabilityTasks,
     { provide: RESTAP_APPROVAL_STORE, useClass: TypeOrmApprovalStore },
     ApprovalService,

@@ -97,7 +97,11 @@ export interface RestapTalkResumeOptions {
    * with the turn itself, in the same statement. @default 200
    */
   flushMs?: number;
-  /** How often a resumed stream looks for new frames of a turn still running (on any replica), ms. @default 250 */
+  /**
+   * How often a resumed stream looks for new frames of a turn still running (on any replica) while
+   * no LISTEN connection wakes it (the embedded database, `news.wakeups: 'in-process'`, or the
+   * connection down); with one, it reads when the writing replica notifies, and every `news.resyncMs`. ms. @default 250
+   */
   pollMs?: number;
   /** The SSE `retry:` hint sent first on every stream: how long a client should wait before resuming, ms. @default 1000 */
   retryMs?: number;
@@ -128,8 +132,9 @@ export interface RestapNewsOptions {
    * server's direct address, or a session-mode pool). `'in-process'`: this instance's writes only
    * (other replicas' items are found by the `resyncMs` re-read).
    * The same connection carries the A2A door's task wake-ups (channel `restap_a2a`: a subscription
-   * or a cancel reaching another instance than the task's runner), so this setting chooses it for
-   * them too, even with /news off; in-process, they re-read storage every 250 ms instead.
+   * or a cancel reaching another instance than the task's runner), capability tasks' (`restap_tasks`:
+   * a cancel, `tasks/result`) and resumed /talk streams' (`restap_talk`), so this setting chooses it
+   * for them too, even with /news off; in-process, they re-read storage every 250 ms instead.
    * @default 'auto'
    */
   wakeups?: 'auto' | 'in-process' | { listenUrl: string };

@@ -115,8 +115,9 @@ export class CapabilityTaskStore {
     return (await this.sql.query<{ id: string }>(REQUESTED, [ids])).map((row) => row.id);
   }
 
-  async failOrphans(self: string, orphanAfterMs: number, at: Date, fields: Partial<CapabilityTaskDocument>): Promise<number> {
-    return (await this.sql.query(FAIL_ORPHANS, [self, orphanAfterMs, at, JSON.stringify(fields)])).length;
+  /** Fails the running tasks of dead instances; the ids of those it failed. */
+  async failOrphans(self: string, orphanAfterMs: number, at: Date, fields: Partial<CapabilityTaskDocument>): Promise<string[]> {
+    return (await this.sql.query<{ id: string }>(FAIL_ORPHANS, [self, orphanAfterMs, at, JSON.stringify(fields)])).map((row) => row.id);
   }
 
   async purge(): Promise<void> {

@@ -8,6 +8,7 @@ import { CapabilityTools } from '../tools/capability-tools';
 import { RestapReplicas } from '../lifecycle/restap-replicas.service';
 import type { RestapCaller } from '../caller';
 import type { InvocationResult } from '../invoker/invocation-result';
+import { CapabilityTaskWakeups, TASK_FALLBACK_POLL_MS } from './capability-task.wakeups';
 
 export type { CapabilityTaskDocument, CapabilityTaskStatus };
 
@@ -15,10 +16,6 @@ export type { CapabilityTaskDocument, CapabilityTaskStatus };
 export const INTERRUPTED_CAPABILITY_TASK =
   'The task was interrupted: the agent instance running it stopped (it crashed or was killed) before the call ended. Call it again.';
 
-/** How often an instance running tasks looks for cancels asked on other instances, ms. */
-const CANCEL_POLL_MS = 250;
-/** How often a caller waiting for a task's end (MCP `tasks/result`) reads it, ms. */
-const SETTLE_POLL_MS = 200;
 /** How long a cancel waits for another instance to stop the task, ms. */
 const REMOTE_CANCEL_WAIT_MS = 10_000;
 
@@ -34,8 +31,8 @@ type StopReason = 'cancel' | 'shutdown';
  * CapabilityTools as a plain call does — the invoker's guards, pipes and filters, the scope rule —
  * with `capabilityTasks.timeoutMs`; its result is what the capability answered, its failure our
  * JSON error. A cancel aborts the call's signal (`capabilitySignal(req)` in the handler): here
- * directly, on another instance through the task's row (the runner looks every 250 ms while it runs
- * tasks). A task whose instance died is failed by the live instances' orphan sweep (RestapReplicas).
+ * directly, on another instance through the task's row and a wake-up to its runner (see
+ * CapabilityTaskWakeups: LISTEN/NOTIFY, a re-read at each resync for a lost one). A task whose instance died is failed by the live instances' orphan sweep (RestapReplicas).
  *
  * Doors shape it: MCP as a task (2025-11-25 tasks), while A2A runs its own tasks through the SDK
  * in the same table.
@@ -47,6 +44,8 @@ export class CapabilityTasks implements OnModuleInit, OnApplicationShutdown {
   private readonly running = new Map<string, { controller: AbortController; stopped?: StopReason; done: Promise<void> }>();
   private timer?: NodeJS.Timeout;
   private polling = false;
+  /** The wake-up subscriptions held while tasks run here (see watchCancels). */
+  private readonly unwatch: Array<() => void> = [];
 
   constructor(
     private readonly store: CapabilityTaskStore,
@@ -54,6 +53,7 @@ export class CapabilityTasks implements OnModuleInit, OnApplicationShutdown {
     private readonly registry: RestapRegistry,
     private readonly replicas: RestapReplicas,
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
+    private readonly wakeups: CapabilityTaskWakeups,
   ) {}
 
   onModuleInit(): void {
@@ -62,8 +62,7 @@ export class CapabilityTasks implements OnModuleInit, OnApplicationShutdown {
 
   /** Stops what runs here: each task ends `failed` (interrupted) before the instance goes. */
   async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    this.idle();
     const runs = [...this.running.values()];
     for (const run of runs) {
       run.stopped ??= 'shutdown';
@@ -116,15 +115,18 @@ export class CapabilityTasks implements OnModuleInit, OnApplicationShutdown {
     return (await this.store.load(id, this.ownerHashOf(caller)))?.task;
   }
 
-  /** The task once it has ended (polled from storage); undefined as `get`. `signal` ends the wait. */
+  /**
+   * The task once it has ended (read again at its `ended` wake-up, from whichever instance ran it);
+   * undefined as `get`. `signal` ends the wait.
+   */
   async settled(id: string, caller: RestapCaller, signal?: AbortSignal): Promise<CapabilityTaskDocument | undefined> {
     const owner = this.ownerHashOf(caller);
     for (;;) {
+      // Armed before the read: an end stored between the read and the wait still wakes it.
+      const changed = this.wakeups.changed(id, signal);
       const stored = await this.store.load(id, owner);
       if (!stored || stored.task.status !== 'working') return stored?.task;
-      const local = this.running.get(id);
-      if (local) await Promise.race([local.done, sleep(SETTLE_POLL_MS, signal)]);
-      else await sleep(SETTLE_POLL_MS, signal);
+      await changed;
       if (signal?.aborted) return stored.task;
     }
   }
@@ -145,16 +147,19 @@ export class CapabilityTasks implements OnModuleInit, OnApplicationShutdown {
       return (await this.store.load(id, owner))?.task;
     }
     const runner = await this.store.requestCancel(id, owner);
+    if (runner !== undefined) this.wakeups.cancelRequested(id);
     if (runner && runner !== this.replicas.id && !(await this.replicas.isLive(runner))) {
       // Its instance is gone: no one will stop it, so it is ended here.
-      await this.store.finish(ended(stored.task, 'cancelled', { status: 499, error: 'cancelled', message: CANCELED }));
+      if (await this.store.finish(ended(stored.task, 'cancelled', { status: 499, error: 'cancelled', message: CANCELED }))) this.wakeups.ended(id);
       return (await this.store.load(id, owner))?.task;
     }
-    const deadline = Date.now() + REMOTE_CANCEL_WAIT_MS;
+    // Its runner stops it at the wake-up and stores the end, which wakes this wait.
+    const deadline = AbortSignal.timeout(REMOTE_CANCEL_WAIT_MS);
     for (;;) {
-      await sleep(SETTLE_POLL_MS);
+      const changed = this.wakeups.changed(id, deadline);
       const now = await this.store.load(id, owner);
-      if (!now || now.task.status !== 'working' || Date.now() > deadline) return now?.task;
+      if (!now || now.task.status !== 'working' || deadline.aborted) return now?.task;
+      await changed;
     }
   }
 
@@ -177,7 +182,7 @@ export class CapabilityTasks implements OnModuleInit, OnApplicationShutdown {
         : result.ok ? { ...ended(task, 'completed'), result: { status: result.status, body: result.body } }
         : ended(task, 'failed', { status: result.status, error: result.error, message: result.message });
     try {
-      await this.store.finish(final);
+      if (await this.store.finish(final)) this.wakeups.ended(task.id);
     } catch (error) {
       this.logger.error(`Capability task ${task.capability}: its end could not be stored: ${(error as Error)?.message ?? String(error)}`);
     } finally {
@@ -185,22 +190,40 @@ export class CapabilityTasks implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
-  /** While tasks run here: looks for cancels asked on other instances. */
+  /**
+   * While tasks run here: hears of cancels asked on other instances. A cancel's wake-up reads that
+   * task's flag at once (one indexed statement); a resync reads every running task's flag (a lost
+   * wake-up); without a LISTEN connection, every {@link TASK_FALLBACK_POLL_MS}.
+   */
   private watchCancels(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => void this.pollCancels(), CANCEL_POLL_MS);
+    this.unwatch.push(
+      this.wakeups.onCancelRequested((id) => {
+        if (this.running.has(id)) void this.pollCancels([id]);
+      }),
+      this.wakeups.onResync(() => void this.pollCancels()),
+    );
+    this.timer = setInterval(() => {
+      if (!this.running.size) this.idle();
+      else if (!this.wakeups.listening) void this.pollCancels();
+    }, TASK_FALLBACK_POLL_MS);
     this.timer.unref();
   }
 
-  private async pollCancels(): Promise<void> {
-    const ids = [...this.running.keys()];
-    if (!ids.length) {
-      clearInterval(this.timer);
-      this.timer = undefined;
-      return;
-    }
-    if (this.polling) return;
-    this.polling = true;
+  private idle(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.unwatch.splice(0).forEach((stop) => stop());
+  }
+
+  /** Reads the cancel flags of `only` (default: every task running here) and stops the flagged ones. */
+  private async pollCancels(only?: string[]): Promise<void> {
+    const ids = only ?? [...this.running.keys()];
+    if (!ids.length) return;
+    // One sweep of every running task at a time; a wake-up for one task reads it alone, at once.
+    const sweep = only === undefined;
+    if (sweep && this.polling) return;
+    if (sweep) this.polling = true;
     try {
       for (const id of await this.store.cancelRequested(ids)) {
         const run = this.running.get(id);
@@ -211,7 +234,7 @@ export class CapabilityTasks implements OnModuleInit, OnApplicationShutdown {
     } catch (error) {
       this.logger.warn(`Capability tasks: could not read cancel requests: ${(error as Error)?.message ?? String(error)}`);
     } finally {
-      this.polling = false;
+      if (sweep) this.polling = false;
     }
   }
 
@@ -223,25 +246,13 @@ export class CapabilityTasks implements OnModuleInit, OnApplicationShutdown {
       error: { status: 503, error: 'interrupted', message: INTERRUPTED_CAPABILITY_TASK },
       updatedAt: at.toISOString(),
     });
+    for (const id of failed) this.wakeups.ended(id);
     await this.store.purge();
-    return failed;
+    return failed.length;
   }
 }
 
 function ended(task: CapabilityTaskDocument, status: CapabilityTaskStatus, error?: CapabilityTaskDocument['error']): CapabilityTaskDocument {
   const message = status === 'completed' ? `${task.capability} answered.` : error!.message;
   return { ...task, status, statusMessage: message, ...(error ? { error } : {}), updatedAt: new Date().toISOString() };
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

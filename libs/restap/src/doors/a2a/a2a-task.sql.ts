@@ -4,18 +4,27 @@ import { deadRunner } from '../../persistence/replicas.sql';
 
 /** The A2A door's statements on restap_a2a_tasks, and the shapes of their rows and parameters. */
 
+/**
+ * The A2A door's rows of the shared task table: capability tasks (`kind = 'capability'`, see
+ * CapabilityTaskStore) live there too, and are never an A2A task (GetTask, ListTasks, cancel, sweep).
+ */
+export const A2A_KIND = `kind = 'a2a'`;
+
 /** A task is read by its owner, or by whoever names its context (the session id is the secret). */
 export const LOAD = statement(`
   SELECT task, context_hash, context_box, runner, updated_at FROM restap_a2a_tasks
-  WHERE id = $1 AND (owner_hash = $2 OR context_hash = $3)`);
+  WHERE id = $1 AND (owner_hash = $2 OR context_hash = $3) AND ${A2A_KIND}`);
 
-/** What a save of a row does to the row already there: only a writer who may read it updates it (another identity cannot overwrite it). */
+/**
+ * What a save of a row does to the row already there: only a writer who may read it updates it
+ * (another identity cannot overwrite it), and never a capability task's row.
+ */
 const ON_CONFLICT = `
   ON CONFLICT (id) DO UPDATE SET
     context_box = COALESCE(t.context_box, EXCLUDED.context_box),
     state = EXCLUDED.state, status_at = EXCLUDED.status_at, task = EXCLUDED.task,
     runner = EXCLUDED.runner, updated_at = now()
-  WHERE t.owner_hash = EXCLUDED.owner_hash OR t.context_hash = EXCLUDED.context_hash`;
+  WHERE (t.owner_hash = EXCLUDED.owner_hash OR t.context_hash = EXCLUDED.context_hash) AND t.${A2A_KIND}`;
 
 /** Insert, or update, one task. */
 export const SAVE = statement(`
@@ -55,7 +64,7 @@ export type TaskWrite = [id: string, ownerHash: Buffer, contextHash: Buffer, box
  * scope, so each plans onto its own (scope, status_at, id) index.
  */
 function listStatements(column: 'owner_hash' | 'context_hash') {
-  const filter = `${column} = $1 AND ($4::text IS NULL OR state = $4) AND ($5::timestamptz IS NULL OR status_at > $5)`;
+  const filter = `${column} = $1 AND ${A2A_KIND} AND ($4::text IS NULL OR state = $4) AND ($5::timestamptz IS NULL OR status_at > $5)`;
   return {
     page: statement(`
       SELECT id, task, context_hash, context_box, status_at FROM restap_a2a_tasks
@@ -94,7 +103,7 @@ export const FAIL_ORPHAN_TASKS = statement(
     state = 'TASK_STATE_FAILED', status_at = $4::timestamptz, runner = NULL, cancel_requested = false, updated_at = now(),
     task = jsonb_set(t.task::jsonb, '{status}',
       jsonb_set(jsonb_set($3::jsonb, '{message,taskId}', to_jsonb(t.id)), '{message,messageId}', to_jsonb(gen_random_uuid()::text)))::json
-  WHERE t.runner IS NOT NULL AND t.state IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING') AND ${deadRunner('t.runner', '$1', '$2')}
+  WHERE t.runner IS NOT NULL AND t.${A2A_KIND} AND t.state IN ('TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING') AND ${deadRunner('t.runner', '$1', '$2')}
   RETURNING t.id`,
   'a2a.tasks-fail-orphans',
 );

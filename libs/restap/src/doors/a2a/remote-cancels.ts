@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import type { ServerCallContext } from '@a2a-js/sdk/server';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { RestapSql, statement } from '../../persistence/restap-sql';
+import { A2A_KIND } from './a2a-task.sql';
 import { hashSessionId } from '../../sessions/session-id';
 import { a2aCallerOf } from './a2a-task.store';
 import { requestStateOf } from './a2a-request.state';
@@ -12,11 +13,11 @@ import { A2aTaskWakeups, FALLBACK_POLL_MS } from './a2a-task.wakeups';
 /** Flags a task the caller may read, while some instance runs it. */
 const REQUEST = statement(`
   UPDATE restap_a2a_tasks SET cancel_requested = true
-  WHERE id = $1 AND (owner_hash = $2 OR context_hash = $3) AND runner IS NOT NULL
+  WHERE id = $1 AND (owner_hash = $2 OR context_hash = $3) AND runner IS NOT NULL AND ${A2A_KIND}
   RETURNING id`);
 
 /** Which of the tasks running here another instance asked to cancel. */
-const REQUESTED = statement(`SELECT id FROM restap_a2a_tasks WHERE id = ANY($1::text[]) AND cancel_requested`);
+const REQUESTED = statement(`SELECT id FROM restap_a2a_tasks WHERE id = ANY($1::text[]) AND ${A2A_KIND} AND cancel_requested`);
 
 /**
  * Cancel across replicas. The SDK's event bus lives in the process running a task, so a cancel

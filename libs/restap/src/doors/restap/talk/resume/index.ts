@@ -4,8 +4,9 @@ import { TypeOrmTalkFrameStore } from '../../../../persistence/typeorm-talk-fram
 import { TalkResume } from './talk-resume.service';
 import { TalkFramesSweeper } from './talk-frames.sweeper';
 import { TalkStops } from './talk-stops';
+import { TalkFrameWakeups } from './talk-frame.wakeups';
 
 /** What resumable /talk streams (`talk.resume`) add to the module. Inert while the option is off. */
-export const TALK_RESUME_PROVIDERS: Provider[] = [{ provide: TalkFrameStore, useClass: TypeOrmTalkFrameStore }, TalkResume, TalkFramesSweeper, TalkStops];
+export const TALK_RESUME_PROVIDERS: Provider[] = [{ provide: TalkFrameStore, useClass: TypeOrmTalkFrameStore }, TalkResume, TalkFramesSweeper, TalkStops, TalkFrameWakeups];
 
 export { TalkResume } from './talk-resume.service';

@@ -37,6 +37,8 @@ export class TalkFrameRecorder {
     private readonly messageId: string,
     private readonly keyHash: Buffer,
     private readonly limits: Required<Pick<RestapTalkResumeOptions, 'flushMs' | 'maxFrames' | 'maxBytes'>>,
+    /** Called once a run is committed: wakes the turn's resumed streams on every replica (TalkFrameWakeups). */
+    private readonly written: (messageId: string) => void = () => undefined,
   ) {}
 
   /** The stream's next frame (SseWriter's `onFrame`); `done` closes the record. */
@@ -91,6 +93,7 @@ export class TalkFrameRecorder {
     if (!this.side) return;
     this.pending = [];
     this.closed = true;
+    this.written(this.messageId);
   }
 
   /** Stops keeping frames: the stream ended without `done`; a resume of it ends with agent_interrupted. */
@@ -107,9 +110,9 @@ export class TalkFrameRecorder {
     this.closed = true;
     if (this.cut) {
       const marker = { messageId: this.messageId, keyHash: this.keyHash, firstId: doneId, lastId: doneId - 1, frames: '[]', state: 'cut' as const };
-      return void this.store.append(marker).catch(() => undefined);
+      return this.append(marker);
     }
-    if (!this.pending.length) return void this.store.append({ ...this.row('final'), firstId: doneId, lastId: doneId - 1 }).catch(() => undefined);
+    if (!this.pending.length) return this.append({ ...this.row('final'), firstId: doneId, lastId: doneId - 1 });
     this.write('final');
   }
 
@@ -124,7 +127,11 @@ export class TalkFrameRecorder {
     this.pending = [];
     // A run that could not be written leaves a gap: a resume waits at it, then ends the stream
     // with agent_interrupted — the live stream itself goes on.
-    this.store.append(row).catch(() => undefined);
+    this.append(row);
+  }
+
+  private append(row: TalkFramesRow): void {
+    this.store.append(row).then(() => this.written(this.messageId), () => undefined);
   }
 
   private row(state: 'open' | 'final'): TalkFramesRow {

@@ -15,6 +15,7 @@ import { DoorStreams } from '../../../kit/http/door-streams';
 import { SseWriter } from '../sse.writer';
 import { TalkFrameRecorder, type KeptFrame } from './talk-frame.recorder';
 import { TalkStops } from './talk-stops';
+import { TalkFrameWakeups } from './talk-frame.wakeups';
 
 /** A resume request that passed validation. */
 export interface AcceptedResume {
@@ -33,7 +34,10 @@ const EVENT_ID = /^\d{1,9}$/;
 const PAGE = 32;
 /** Past the turn's own deadline, how long a resume still waits for its closing row (the statement storing it may be slow). */
 const STORE_MARGIN_MS = 5_000;
-/** While a resume waits for new frames, how often it asks whether the turn was marked interrupted (its replica found dead). */
+/**
+ * While a resume waits for new frames, how often it asks whether the turn was marked interrupted
+ * (its replica found dead: no frame will ever wake it), ms. Only that flag is read then, not the frames.
+ */
 const INTERRUPTED_CHECK_MS = 1_000;
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -42,7 +46,8 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * Resumable /talk streams (`talk.resume`, docs/resumable-talk.md): numbers and keeps the frames of
  * a POST /talk stream (see TalkFrameRecorder), and answers `GET {talk path}/{message_id}` with the
  * frames after `Last-Event-ID`, then the turn's new frames as they are kept (read from PostgreSQL
- * every `pollMs`, so any replica serves it), then `done`. The caller proves it owns the turn with
+ * when the replica that wrote them says so — TalkFrameWakeups, LISTEN/NOTIFY — so any replica
+ * serves it), then `done`. The caller proves it owns the turn with
  * the session_id in `Restap-Session-Id` (never in the URL): a turn is looked up by message_id and
  * the hash of that session_id together, so another session's turn is as unknown as one never run.
  */
@@ -56,6 +61,7 @@ export class TalkResume {
     private readonly store: TalkFrameStore,
     private readonly streams: DoorStreams,
     private readonly stops: TalkStops,
+    private readonly wakeups: TalkFrameWakeups,
     @Optional() private readonly drain?: RestapDrain,
   ) {
     this.config = options.talk.enabled ? options.talk.resume : false;
@@ -65,7 +71,7 @@ export class TalkResume {
   recorder(messageId: string, sessionId: string | undefined): TalkFrameRecorder | undefined {
     const { config } = this;
     if (!config || sessionId === undefined) return undefined;
-    return new TalkFrameRecorder(this.store, messageId, hashSessionId(sessionId), config);
+    return new TalkFrameRecorder(this.store, messageId, hashSessionId(sessionId), config, (id) => this.wakeups.written(id));
   }
 
   /** Lets `DELETE {talk path}/{message_id}` stop a running turn, from any replica, until the returned function is called. */
@@ -76,7 +82,7 @@ export class TalkResume {
 
   /**
    * Answers `DELETE {talk path}/{message_id}` (validated like a resume): 202 `stopping` when the
-   * turn runs (here: stopped at once; elsewhere: within two `pollMs`), 200 `ended` when it is over,
+   * turn runs (here: stopped at once; elsewhere: at the stop's wake-up, see TalkStops), 200 `ended` when it is over,
    * 404 turn_not_found when nothing of it is kept for that session. Never rejects.
    */
   async stop(resume: AcceptedResume, res: Response): Promise<void> {
@@ -89,6 +95,8 @@ export class TalkResume {
         status = this.stops.stopHere(resume.messageId, resume.keyHash) ? 'stopping' : await this.store.askStop(resume.messageId, resume.keyHash);
       }
       if (status === 'unknown') throw new TurnNotFoundException();
+      // Written by this instance for a turn another one runs: wake that one.
+      if (status === 'stopping') this.wakeups.stopAsked(resume.messageId);
       writeJson(res, status === 'stopping' ? 202 : 200, JSON.stringify({ status, message_id: resume.messageId }));
     } catch (error) {
       this.fail(res, error);
@@ -144,9 +152,14 @@ export class TalkResume {
     sse.open();
     const session = { session_id: resume.sessionId };
     let cursor = resume.afterId;
-    let checkedAt = 0;
     let orphaned = false;
+    // A stream that closes ends its wait at once.
+    const left = new AbortController();
+    res.once('close', () => left.abort());
     for (;;) {
+      // Armed before the read: frames committed between the read and the wait still wake it.
+      const armed = new AbortController();
+      const woken = this.wakeups.next(resume.messageId, INTERRUPTED_CHECK_MS, AbortSignal.any([left.signal, armed.signal]));
       let rows: StoredTalkFrames[];
       try {
         rows = await this.store.read(resume.messageId, resume.keyHash, cursor, PAGE);
@@ -181,24 +194,35 @@ export class TalkResume {
         }
       }
       if (sse.closed) return;
-      if (rows.length === PAGE && !gap) continue;
-      // The replica running the turn died: the replicas sweep marked its reply interrupted (heartbeat
-      // stale for orphanAfterMs). One more read takes any frames it kept before dying, then the end.
-      if (!orphaned && Date.now() - checkedAt >= INTERRUPTED_CHECK_MS) {
-        checkedAt = Date.now();
-        try {
-          orphaned = await this.store.interrupted(resume.messageId, resume.keyHash);
-        } catch {
-          // The deadline below still ends the stream.
-        }
-        if (orphaned) continue;
+      if (rows.length === PAGE && !gap) {
+        armed.abort();
+        continue;
       }
       if (orphaned || Date.now() > deadline || this.drain?.isDraining()) {
         const interrupted: KeptFrame = ['error', JSON.stringify({ event: 'error', error: 'agent_interrupted', message: 'The replica running this turn stopped before the reply was stored; ask again.' })];
         return this.close(sse, cursor, interrupted, session);
       }
-      await sleep(config.pollMs);
+      orphaned = await this.nextFrames(resume, woken, left.signal, deadline);
       if (sse.closed) return;
+    }
+  }
+
+  /**
+   * Waits for the turn's next frames (`first`, then further waits of TalkFrameWakeups), checking every
+   * {@link INTERRUPTED_CHECK_MS} whether the replica running it died: the replicas sweep marked its
+   * reply interrupted (heartbeat stale for orphanAfterMs), and no frame will come. True then (one
+   * more read takes any frames it kept before dying, then the end); false when frames may be there,
+   * or the deadline passed, the instance drains, the stream closed.
+   */
+  private async nextFrames(resume: AcceptedResume, first: Promise<boolean>, left: AbortSignal, deadline: number): Promise<boolean> {
+    for (let woken = first; ; woken = this.wakeups.next(resume.messageId, INTERRUPTED_CHECK_MS, left)) {
+      if (await woken) return false;
+      if (left.aborted || Date.now() > deadline || this.drain?.isDraining()) return false;
+      try {
+        if (await this.store.interrupted(resume.messageId, resume.keyHash)) return true;
+      } catch {
+        // The deadline still ends the stream.
+      }
     }
   }
 
