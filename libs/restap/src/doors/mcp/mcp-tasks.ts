@@ -33,16 +33,15 @@ export function toMcpTask(task: CapabilityTaskDocument): Task {
 }
 
 /**
- * MCP tasks (2025-11-25; 2026-07-28 clients call these tools plainly) on one request's server, for
- * the tools whose capability runs as a task (issue 38, item 8). A `tools/call` that asks for a task
- * (`params.task`) starts the capability through CapabilityTasks and answers at once with the
- * CreateTaskResult; any other call reaches the SDK's own handler. `tasks/get`, `tasks/result`
- * and `tasks/cancel` read the task from PostgreSQL, so any replica answers them. Their params are
- * checked with the SDK's own task schemas (`specTypeSchemas`).
+ * MCP tasks for 2025-11-25 clients (2026-07-28 clients: the extension, see mcp-tasks.extension.ts)
+ * on one request's server, for the tools whose capability runs as a task (issue 38, item 8). A
+ * `tools/call` that asks for a task (`params.task`, its `ttl` honoured up to `capabilityTasks.ttlMs`)
+ * starts the capability through CapabilityTasks and answers at once with the CreateTaskResult; any
+ * other call reaches the SDK's own handler. `tasks/get`, `tasks/result`, `tasks/list` (the caller's
+ * own, newest first) and `tasks/cancel` read PostgreSQL, so any replica answers them. Their params
+ * are checked with the SDK's own task schemas (`specTypeSchemas`).
  *
- * The SDK's `McpServer` owns `tools/call`; its handler is kept and asked for every call that is
- * not a task, by wrapping the handler it registers. Call this before the server declares `tools`
- * or registers a tool (either makes the SDK register its handler).
+ * Call this before the server declares `tools` or registers a tool (see interceptTaskCalls).
  */
 export function enableTasks(server: McpServer, tasks: CapabilityTasks, taskTools: ReadonlyMap<string, McpTaskTool>): void {
   const inner = server.server;
