@@ -90,6 +90,7 @@ describe('issue 38, item 8 — the io.modelcontextprotocol/tasks extension (2026
     ]);
     expect(answer.capabilities.extensions).toEqual({ 'io.modelcontextprotocol/tasks': {} });
     expect(answer.task).toMatchObject({ kind: 'task', taskId: expect.any(String), outcome: { status: 'completed' } });
+    expect(answer.task.wire).toMatchObject({ resultType: 'task', taskId: answer.task.taskId, status: 'working', ttlMs: 3_600_000, pollIntervalMs: expect.any(Number) });
     // The CreateTaskResult came before the job (5 notes x STEP_MS) could have ended.
     expect(answer.task.ms).toBeLessThan(5 * STEP_MS);
     const created = answer.task.outcome.task;
@@ -140,7 +141,7 @@ describe('issue 38, item 8 — the io.modelcontextprotocol/tasks extension (2026
       { do: 'result', on: 'alice', taskId: { from: 'task' }, as: 'ended' },
     ]);
     expect(answer.bobGets.thrown).toMatchObject({ code: -32602, data: { error: 'task_not_found', status: 404 } });
-    expect(answer.bobCancels.thrown).toBeDefined();
+    expect(answer.bobCancels.thrown).toMatchObject({ code: -32602 });
     expect(answer.ended).toMatchObject({ status: 'completed', result: { structuredContent: { notes: 5 } } });
   });
 

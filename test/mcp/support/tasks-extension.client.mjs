@@ -28,8 +28,10 @@ async function coordinator(url, headers) {
   };
   transport.onerror = () => undefined;
   await transport.start();
-  return {
+  const raw = {
     transport,
+    /** What the last tools/call answered on the wire (a CreateTaskResult, or a plain result). */
+    lastToolsCall: undefined,
     dispatch: async (request, options = {}) => {
       const id = `raw-${++next}`;
       const answered = new Promise((resolve, reject) => {
@@ -38,9 +40,11 @@ async function coordinator(url, headers) {
       });
       await transport.send({ jsonrpc: '2.0', id, ...request });
       const message = await answered;
+      if (request.method === 'tools/call') raw.lastToolsCall = message.result ?? message.error;
       return 'error' in message ? { kind: 'error', error: message.error } : { kind: 'result', result: message.result };
     },
   };
+  return raw;
 }
 
 /** A 2.x client pinned to 2026-07-28; with `tasks`, an ext-tasks session over it. */
@@ -77,7 +81,7 @@ const errorOf = (error) => ({ name: error?.name, message: error?.message, code: 
  * - connect {as, url, headers, tasks}: a client (with the extension when `tasks`)
  * - capabilities {on}: the server's capabilities as the client sees them
  * - call {on, name, arguments, wait}: session.callTool; the execution's kind and task id, the time
- *   the call took, and with `wait` its settled outcome
+ *   the call took, what tools/call answered on the wire, and with `wait` its settled outcome
  * - plainCall {on, name, arguments}: the client's own callTool (no extension), and the time taken
  * - snapshot {on, taskId}: session.task(id).snapshot()
  * - result {on, taskId}: session.task(id).result() — polls tasks/get until the task ends
@@ -110,7 +114,7 @@ async function main() {
           case 'call': {
             const started = Date.now();
             const execution = await on.session.callTool(step.name, step.arguments);
-            const answer = { kind: execution.kind, ms: Date.now() - started, ...(execution.handle ? { taskId: execution.handle.taskId } : {}) };
+            const answer = { kind: execution.kind, ms: Date.now() - started, wire: on.raw.lastToolsCall, ...(execution.handle ? { taskId: execution.handle.taskId } : {}) };
             if (step.wait) {
               const { outcome } = await execution.settle();
               answer.outcome = outcome.status === 'failed' ? { status: 'failed', error: errorOf(outcome.error) } : outcome;
