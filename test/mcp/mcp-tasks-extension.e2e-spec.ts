@@ -13,7 +13,7 @@ jest.setTimeout(240_000);
 
 const ROOT = join(__dirname, '..', '..');
 const CLIENT = join(__dirname, 'support', 'tasks-extension.client.mjs');
-const STEP_MS = 200;
+const STEP_MS = 400;
 const NOTES: Array<[string, string]> = [['Groceries', 'Milk, eggs and bread'], ['Plumber', 'Call him about the leak'], ['Train', 'Book the train to Lyon'], ['Spec', 'Read the RESTAP spec'], ['Plants', 'Water on Sunday']];
 const ALICE = { authorization: 'Bearer alice-key' };
 const BOB = { authorization: 'Bearer bob-key' };
@@ -119,7 +119,7 @@ describe('issue 38, item 8 — the io.modelcontextprotocol/tasks extension (2026
     const answer = await client([
       connect('onA', a, ALICE),
       connect('onB', b, ALICE),
-      // 50 notes asked, 10 stored: ~2 s of work; cancelled after 300 ms.
+      // 50 notes asked, 10 stored: ~4 s of work; cancelled after 300 ms.
       { do: 'call', on: 'onA', name: 'notes_digest', arguments: { limit: 50 }, as: 'task' },
       { do: 'sleep', ms: 300 },
       { do: 'cancel', on: 'onB', taskId: { from: 'task' }, as: 'cancel' },
