@@ -10,7 +10,7 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 import { listen } from '../support/sample-app';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateTaskResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, ListTasksResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { openReplicaDatabase, type ReplicaDatabase } from '../support/replica-database';
 import { startSample, type RunningApp } from '../support/sample-app';
 import { startChildAgent, type ChildAgent } from '../reliability/support/child-agent';
@@ -45,9 +45,9 @@ async function until<T>(what: string, probe: () => Promise<T | undefined | false
 /** Every client a test opened: closed after the tests, whatever they asserted (an open session stream holds its app). */
 const opened: Array<{ close(): Promise<void> }> = [];
 
-async function mcpClient(baseUrl: string): Promise<LegacyClient> {
+async function mcpClient(baseUrl: string, headers: Record<string, string> = AUTH): Promise<LegacyClient> {
   const client = new LegacyClient({ name: 'restap-tasks-e2e', version: '1.0.0' });
-  await client.connect(new LegacyTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: AUTH } }));
+  await client.connect(new LegacyTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers } }));
   opened.push(client);
   return client;
 }
@@ -86,7 +86,7 @@ describe('issue 38, item 8 — @Capability({ task: true }) runs as an MCP task a
     const { tools } = await client.listTools();
     expect(tools.find((t) => t.name === 'notes_digest')?.execution).toEqual({ taskSupport: 'optional' });
     expect(tools.find((t) => t.name === 'notes_list')?.execution).toBeUndefined();
-    expect(client.getServerCapabilities()?.tasks).toEqual({ requests: { tools: { call: {} } }, cancel: {} });
+    expect(client.getServerCapabilities()?.tasks).toEqual({ requests: { tools: { call: {} } }, list: {}, cancel: {} });
     await client.close();
     // 2026-07-28 has no `execution` in a Tool: the SDK leaves it out, and the tool is called plainly there.
     const modern = await connectModern(`${a.url}/mcp`, AUTH);
@@ -104,7 +104,8 @@ describe('issue 38, item 8 — @Capability({ task: true }) runs as an MCP task a
     const { task } = await startTask(onA, { limit: 5 });
     // Five notes at STEP_MS each: the answer came before the job could have ended.
     expect(Date.now() - started).toBeLessThan(5 * STEP_MS);
-    expect(task).toMatchObject({ status: 'working', ttl: 60 * 60 * 1000, pollInterval: expect.any(Number) });
+    // The ttl the client asked (60 s, below capabilityTasks.ttlMs).
+    expect(task).toMatchObject({ status: 'working', ttl: 60_000, pollInterval: expect.any(Number) });
     expect((await onB.experimental.tasks.getTask(task.taskId)).status).toBe('working');
     const completed = await until('the task to complete on B', async () => {
       const now = await onB.experimental.tasks.getTask(task.taskId);
@@ -247,6 +248,9 @@ describe('issue 38, item 8 — @Capability({ task: true }) runs as an MCP task a
   });
 });
 
+/** The fixture's `capabilityTasks.ttlMs`. */
+const TTL_CAP_MS = 120_000;
+
 /** What the fixture's job saw of its signal: `done <ms>` or `aborted: <reason>`. */
 const seen: string[] = [];
 
@@ -288,7 +292,7 @@ describe('issue 38, item 8 — a task capability sees the cancel and runs past c
     @Module({
       imports: [
         DatabaseModule.forRoot(db.target),
-        RestapModule.forRoot({ agent: { name: 'Jobs' }, talk: false, mcp: { enabled: true }, capabilityTimeoutMs: 300, capabilityTasks: { timeoutMs: 1_500 } }),
+        RestapModule.forRoot({ agent: { name: 'Jobs' }, talk: false, mcp: { enabled: true }, capabilityTimeoutMs: 300, capabilityTasks: { timeoutMs: 1_500, ttlMs: TTL_CAP_MS } }),
       ],
       controllers: [JobsController],
     })
@@ -327,5 +331,42 @@ describe('issue 38, item 8 — a task capability sees the cancel and runs past c
     const failed = (await client.experimental.tasks.getTaskResult(late.taskId, CallToolResultSchema)) as DigestResult;
     expect(failed._meta?.['io.restap/error']).toEqual({ error: 'tool_timeout', status: 504 });
     expect(seen).toEqual(expect.arrayContaining(['done 800', expect.stringMatching(/^aborted: /)]));
+  });
+
+  it('params.task.ttl (2025-11-25 task metadata) is honoured, capped by capabilityTasks.ttlMs; without one the task keeps capabilityTasks.ttlMs', async () => {
+    const client = await mcpClient(app.url);
+    const start = async (task: Record<string, unknown>) =>
+      (await client.request({ method: 'tools/call', params: { name: 'jobs_slow', arguments: { ms: 1 } } }, CreateTaskResultSchema, { task })).task;
+    expect((await start({ ttl: 10_000 })).ttl).toBe(10_000);
+    expect((await start({ ttl: 10 * TTL_CAP_MS })).ttl).toBe(TTL_CAP_MS);
+    const plain = await start({});
+    expect(plain.ttl).toBe(TTL_CAP_MS);
+    expect((await client.experimental.tasks.getTask(plain.taskId)).ttl).toBe(TTL_CAP_MS);
+  });
+
+  it("tasks/list (2025-11-25) lists the caller's own tasks only, newest first, paged by nextCursor; an unknown cursor is -32602", async () => {
+    const alice = await mcpClient(app.url, { authorization: 'Bearer alice' });
+    const bob = await mcpClient(app.url, { authorization: 'Bearer bob' });
+    const started: string[] = [];
+    // One page is TASK_LIST_PAGE (50) tasks: 52 make a second page.
+    for (let i = 0; i < 52; i++) {
+      const { task } = await alice.request({ method: 'tools/call', params: { name: 'jobs_slow', arguments: { ms: 1 } } }, CreateTaskResultSchema, { task: {} });
+      started.push(task.taskId);
+    }
+    const { task: bobs } = await bob.request({ method: 'tools/call', params: { name: 'jobs_slow', arguments: { ms: 1 } } }, CreateTaskResultSchema, { task: {} });
+
+    const first = await alice.request({ method: 'tasks/list', params: {} }, ListTasksResultSchema);
+    expect(first.tasks).toHaveLength(50);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = await alice.request({ method: 'tasks/list', params: { cursor: first.nextCursor } }, ListTasksResultSchema);
+    expect(second.nextCursor).toBeUndefined();
+    expect([...first.tasks, ...second.tasks].map((t) => t.taskId)).toEqual([...started].reverse());
+
+    const bobsList = await bob.request({ method: 'tasks/list' }, ListTasksResultSchema);
+    expect(bobsList.tasks.map((t) => t.taskId)).toEqual([bobs.taskId]);
+
+    const unknown = await bob.request({ method: 'tasks/list', params: { cursor: first.nextCursor } }, ListTasksResultSchema).catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(McpError);
+    expect((unknown as McpError).code).toBe(-32602);
   });
 });

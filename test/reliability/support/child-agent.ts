@@ -5,6 +5,8 @@ import { join } from 'node:path';
 const ROOT = join(__dirname, '..', '..', '..');
 const REGISTER = join(__dirname, 'swc-register.js');
 const MAIN = join(ROOT, 'apps/sample-agent/src/main.ts');
+/** The sample as `npm run build` leaves it (what `npm start` and the Dockerfile run). */
+export const BUILT_MAIN = join(ROOT, 'dist/apps/sample-agent/apps/sample-agent/src/main.js');
 
 /** A free TCP port on 127.0.0.1 (asked of the kernel, then released). */
 export function freePort(): Promise<number> {
@@ -30,10 +32,13 @@ export interface ChildAgent {
   kill(): void;
 }
 
-/** Starts apps/sample-agent/src/main.ts with `env` on a free loopback port; resolves once discovery answers. */
-export async function startChildAgent(env: Record<string, string>, startTimeoutMs = 60_000): Promise<ChildAgent> {
+/**
+ * Starts apps/sample-agent/src/main.ts with `env` on a free loopback port (or with `built`, the built
+ * sample: real ESM `import()` where swc-register would turn it into `require`); resolves once discovery answers.
+ */
+export async function startChildAgent(env: Record<string, string>, startTimeoutMs = 60_000, options: { built?: boolean } = {}): Promise<ChildAgent> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['-r', REGISTER, MAIN], {
+  const child = spawn(process.execPath, options.built ? [BUILT_MAIN] : ['-r', REGISTER, MAIN], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NO_COLOR: '1', HOST: '127.0.0.1', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -365,7 +365,10 @@ export interface RestapCapabilityTaskOptions {
    * ms (a plain call keeps `capabilityTimeoutMs`). @default 600000 (10 min)
    */
   timeoutMs?: number;
-  /** How long a finished MCP task stays readable (`tasks/get`, `tasks/result`), ms: its `ttl`. @default 3600000 (1 h) */
+  /**
+   * How long a finished task stays readable (`tasks/get`, `tasks/result`), ms: its `ttl`, and the
+   * most a 2025-11-25 MCP client may ask for (`params.task.ttl`). @default 3600000 (1 h)
+   */
   ttlMs?: number;
 }
 

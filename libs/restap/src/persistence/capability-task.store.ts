@@ -76,6 +76,23 @@ const FAIL_ORPHANS = statement(
   'tasks.fail-orphans',
 );
 
+/**
+ * One page of an owner's capability tasks, newest first (`created_at`, then `id`): `$2` the page size
+ * plus one (to know whether more follow), `$3` the id of the last task of the previous page (the
+ * cursor) or null. A cursor naming no task of the owner's yields nothing (see `cursorKnown`).
+ */
+const LIST = statement(
+  `SELECT t.task FROM restap_a2a_tasks t
+   WHERE t.owner_hash = $1 AND t.kind = ${KIND} AND (t.expires_at IS NULL OR t.expires_at > now())
+     AND ($3::text IS NULL OR (t.created_at, t.id) < (SELECT c.created_at, c.id FROM restap_a2a_tasks c WHERE c.id = $3 AND c.owner_hash = $1 AND c.kind = ${KIND}))
+   ORDER BY t.created_at DESC, t.id DESC
+   LIMIT $2`,
+  'tasks.list',
+);
+
+/** Whether a cursor still names one of the owner's capability tasks. */
+const CURSOR_KNOWN = statement(`SELECT 1 FROM restap_a2a_tasks WHERE id = $1 AND owner_hash = $2 AND kind = ${KIND}`, 'tasks.cursor-known');
+
 /** Forgets finished capability tasks past their TTL. */
 const PURGE = statement(`DELETE FROM restap_a2a_tasks WHERE kind = ${KIND} AND expires_at < now()`, 'tasks.purge');
 
@@ -122,5 +139,17 @@ export class CapabilityTaskStore {
 
   async purge(): Promise<void> {
     await this.sql.query(PURGE, []);
+  }
+
+  /** Up to `limit` of the owner's tasks, newest first, after the task `after` (a page's last id); `more` when others follow. */
+  async list(ownerHash: Buffer, limit: number, after?: string): Promise<{ tasks: CapabilityTaskDocument[]; more: boolean }> {
+    const rows = await this.sql.query<{ task: unknown }>(LIST, [ownerHash, limit + 1, after ?? null]);
+    const tasks = rows.slice(0, limit).map((row) => (typeof row.task === 'string' ? JSON.parse(row.task) : row.task) as CapabilityTaskDocument);
+    return { tasks, more: rows.length > limit };
+  }
+
+  /** True when `id` names one of the owner's tasks (a list cursor that is still valid). */
+  async cursorKnown(id: string, ownerHash: Buffer): Promise<boolean> {
+    return (await this.sql.query(CURSOR_KNOWN, [id, ownerHash])).length > 0;
   }
 }

@@ -21,6 +21,9 @@ const REMOTE_CANCEL_WAIT_MS = 10_000;
 
 const CANCELED = 'The task was cancelled.';
 
+/** Tasks per page of `list` (MCP `tasks/list`). */
+export const TASK_LIST_PAGE = 50;
+
 /** Why a cancelled or failed task stopped. */
 type StopReason = 'cancel' | 'shutdown';
 
@@ -87,9 +90,10 @@ export class CapabilityTasks implements OnModuleInit, OnApplicationShutdown {
 
   /**
    * Starts the call in the background and answers with its task, stored `working` (readable from
-   * any instance once this resolves).
+   * any instance once this resolves). `ttlMs`: how long the caller asked it be kept once finished,
+   * capped by `capabilityTasks.ttlMs` (which it is when not asked).
    */
-  async start(capabilityId: string, args: Record<string, unknown>, caller: RestapCaller): Promise<CapabilityTaskDocument> {
+  async start(capabilityId: string, args: Record<string, unknown>, caller: RestapCaller, ttlMs?: number): Promise<CapabilityTaskDocument> {
     const now = new Date().toISOString();
     const task: CapabilityTaskDocument = {
       id: randomUUID(),
@@ -98,7 +102,7 @@ export class CapabilityTasks implements OnModuleInit, OnApplicationShutdown {
       statusMessage: `Running ${capabilityId}.`,
       createdAt: now,
       updatedAt: now,
-      ttlMs: this.options.capabilityTasks.ttlMs,
+      ttlMs: this.ttlOf(ttlMs),
     };
     // The task table wants a context; a capability task has none: an unguessable one of its own.
     await this.store.create(task, this.ownerHashOf(caller), createHash('sha256').update(randomBytes(32)).digest(), this.replicas.id);
@@ -249,6 +253,23 @@ export class CapabilityTasks implements OnModuleInit, OnApplicationShutdown {
     for (const id of failed) this.wakeups.ended(id);
     await this.store.purge();
     return failed.length;
+  }
+
+  /**
+   * One page of the caller's tasks (unexpired), newest first: `cursor` is the `nextCursor` a previous
+   * page gave. Undefined when the cursor names no task of the caller's (unknown, expired, another's).
+   */
+  async list(caller: RestapCaller, cursor?: string): Promise<{ tasks: CapabilityTaskDocument[]; nextCursor?: string } | undefined> {
+    const owner = this.ownerHashOf(caller);
+    if (cursor !== undefined && !(await this.store.cursorKnown(cursor, owner))) return undefined;
+    const { tasks, more } = await this.store.list(owner, TASK_LIST_PAGE, cursor);
+    return { tasks, ...(more && tasks.length ? { nextCursor: tasks[tasks.length - 1].id } : {}) };
+  }
+
+  /** The TTL a task is kept with: the caller's wish (a whole number of ms) when it is below the option, else the option. */
+  private ttlOf(asked: number | undefined): number {
+    const cap = this.options.capabilityTasks.ttlMs;
+    return asked !== undefined && Number.isSafeInteger(asked) && asked > 0 && asked < cap ? asked : cap;
   }
 }
 

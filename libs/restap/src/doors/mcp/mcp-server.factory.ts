@@ -20,6 +20,7 @@ export interface McpSessionHooks {
 import { callOf, callOfRequest } from './mcp-call.context';
 import { CapabilityTasks } from '../../core/tasks/capability-tasks';
 import { enableTasks, TASK_CAPABILITIES } from './mcp-tasks';
+import { enableTasksExtension, type TasksExtensionV2 } from './mcp-tasks.extension';
 
 /** Version reported in serverInfo: this module's protocol surface, not the host app's. */
 const SERVER_VERSION = '0.1.0';
@@ -61,15 +62,17 @@ export class McpServerFactory {
    * else can be reached in the exchange (per-request registration cost then does not grow with
    * the catalog). Everything else gets the whole surface.
    */
-  create(era: 'legacy' | 'modern', request?: Request, session?: McpSessionHooks): McpServer {
+  create(era: 'legacy' | 'modern', request?: Request, session?: McpSessionHooks, tasksExtension?: TasksExtensionV2): McpServer {
     const { agent, news } = this.options;
     const withNews = news.enabled;
     // Subscriptions are delivered on 2026-07-28 `subscriptions/listen` streams, and in a 2025-era
     // session on its GET stream; a stateless 2025-era exchange has no channel, so no `subscribe`.
     const subscribe = era === 'modern' || session !== undefined;
     const surface = (this.surface ??= this.build());
-    // MCP tasks are 2025-11-25 vocabulary (a 2026-07-28 client calls these tools plainly).
+    // MCP tasks: 2025-11-25 vocabulary for 2025-era clients.
     const withTasks = era === 'legacy' && surface.taskTools.size > 0 && this.tasks !== undefined;
+    // 2026-07-28: the io.modelcontextprotocol/tasks extension, once loaded (see servesTaskTools).
+    const withExtension = era === 'modern' && surface.taskTools.size > 0 && this.tasks !== undefined && tasksExtension !== undefined;
     const server = new McpServer(
       { name: agent.name, version: SERVER_VERSION },
       {
@@ -78,7 +81,7 @@ export class McpServerFactory {
         // With tasks, `tools` is declared once the tools/call handler can be wrapped (see enableTasks):
         // declared here, the SDK would register its handler in this constructor.
         capabilities: {
-          ...(withTasks ? {} : { tools: { listChanged: false } }),
+          ...(withTasks || withExtension ? {} : { tools: { listChanged: false } }),
           ...(withNews ? { resources: { subscribe, listChanged: false } } : {}),
           // Log notifications reach a 2025-era client on its session (its level kept for every replica).
           ...(session ? { logging: {} } : {}),
@@ -88,10 +91,9 @@ export class McpServerFactory {
         ...(this.rounds ? { requestState: { verify: this.rounds.verify } } : {}),
       },
     );
-    if (withTasks) {
-      enableTasks(server, this.tasks!, surface.taskTools);
-      server.server.registerCapabilities({ tools: { listChanged: false } });
-    }
+    if (withTasks) enableTasks(server, this.tasks!, surface.taskTools);
+    if (withExtension) enableTasksExtension(server, this.tasks!, surface.taskTools, tasksExtension!);
+    if (withTasks || withExtension) server.server.registerCapabilities({ tools: { listChanged: false } });
     const only = era === 'modern' ? calledTool(request) : undefined;
     const one = only === undefined ? undefined : surface.tools.get(only);
     const call = surface.scoped ? callOfRequest(request) : undefined;
@@ -118,6 +120,11 @@ export class McpServerFactory {
       });
     }
     return server;
+  }
+
+  /** True when some tool's capability runs as a task: a 2026-07-28 request's server then needs the Tasks extension (loadTasksExtension). */
+  servesTaskTools(): boolean {
+    return this.tasks !== undefined && (this.surface ??= this.build()).taskTools.size > 0;
   }
 
   /** Built on the first request, after bootstrap has registered every capability and the talk handler. */

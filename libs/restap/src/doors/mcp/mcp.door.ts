@@ -15,6 +15,7 @@ import { DoorPipeline, doorPathOf } from '../kit/door-pipeline';
 import { createOriginCheck } from './mcp-origin';
 import { applyMcpCors } from './mcp-cors';
 import { McpServerFactory } from './mcp-server.factory';
+import { loadTasksExtension } from './mcp-tasks.extension';
 import { McpNewsNotifier } from './mcp-news.notifier';
 import { McpLegacySessions } from './mcp-legacy.sessions';
 import { writeDoorError as fail } from '../kit/http/door-error.writer';
@@ -104,13 +105,20 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
   onApplicationBootstrap(): void {
     if (!this.options.mcp.enabled) return;
     const stateful = this.options.mcp.sessions !== false;
-    const handler = createMcpHandler(({ era, requestInfo }) => this.factory.create(era, requestInfo), {
-      // The SDK's message may quote what the client sent (header values): one short line.
-      onerror: (error) => this.logger.warn(logLine(`MCP: ${error.name}: ${error.message}`)),
-      maxRequestBodySize: this.options.limits.bodyBytes,
-      // With sessions, 2025-era traffic is routed before the handler (the SDK's documented pattern).
-      ...(stateful ? { legacy: 'reject' as const } : {}),
-    });
+    const handler = createMcpHandler(
+      ({ era, requestInfo }) =>
+        // A 2026-07-28 client reaches task tools through the Tasks extension, loaded on the first such request.
+        era === 'modern' && this.factory.servesTaskTools()
+          ? loadTasksExtension().then((tasks) => this.factory.create(era, requestInfo, undefined, tasks))
+          : this.factory.create(era, requestInfo),
+      {
+        // The SDK's message may quote what the client sent (header values): one short line.
+        onerror: (error) => this.logger.warn(logLine(`MCP: ${error.name}: ${error.message}`)),
+        maxRequestBodySize: this.options.limits.bodyBytes,
+        // With sessions, 2025-era traffic is routed before the handler (the SDK's documented pattern).
+        ...(stateful ? { legacy: 'reject' as const } : {}),
+      },
+    );
     this.handler = handler;
     const maxRequestBodySize = this.options.limits.bodyBytes;
     this.fetch = stateful
