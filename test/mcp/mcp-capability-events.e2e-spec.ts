@@ -1,6 +1,6 @@
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateTaskResultSchema, GetTaskResultSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { capabilityLog, capabilityProgress } from 'nestjs-restap';
 import { SyntheticRequest } from '../../libs/restap/src/core/invoker/synthetic-http';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -25,7 +25,7 @@ describe('issue 38, item 7 — a capability reports progress and logs through th
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    app = await startSample(db.target, { apiKey: API_KEY, notesDigestStepMs: 20, rateLimitPerMinute: 100_000, playground: false });
+    app = await startSample(db.target, { apiKey: API_KEY, notesDigestStepMs: 150, rateLimitPerMinute: 100_000, playground: false });
     for (const [k, body] of NOTES.entries()) {
       const created = await fetch(`${app.url}/notes`, { method: 'POST', headers: { ...AUTH, 'content-type': 'application/json' }, body: JSON.stringify({ title: `Note ${k}`, body }) });
       expect(created.status).toBe(201);
@@ -72,6 +72,23 @@ describe('issue 38, item 7 — a capability reports progress and logs through th
     await client.callTool({ name: 'notes_digest', arguments: { limit: 3 } });
     expect(logs.map((l) => l.data.digest ?? l.data.capability)).toEqual(['started', 'done', 'notes.digest']);
     await transport.terminateSession().catch(() => undefined);
+  });
+
+  it("a task's progress becomes its statusMessage (2025-11-25 tasks/get shows how far it is), and the ended task says it answered", async () => {
+    const client = new LegacyClient({ name: 'restap-events-e2e', version: '1.0.0' });
+    await client.connect(new LegacyTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: AUTH } }));
+    opened.push(client);
+    const created = await client.request({ method: 'tools/call', params: { name: 'notes_digest', arguments: { limit: 3 } } }, CreateTaskResultSchema, { task: { ttl: 60_000 } });
+    const seen = new Set<string>();
+    for (let i = 0; i < 200; i++) {
+      const task = await client.request({ method: 'tasks/get', params: { taskId: created.task.taskId } }, GetTaskResultSchema);
+      seen.add(task.statusMessage ?? '');
+      if (task.status !== 'working') break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const progress = [...seen].filter((m) => /^\d\/3: Read note #\d+$/.test(m));
+    expect(progress.length).toBeGreaterThan(0);
+    expect([...seen].at(-1)).toBe('notes.digest answered.');
   });
 
   it('the same capability over plain HTTP: nothing listens, the reports cost nothing and change nothing', async () => {

@@ -46,6 +46,13 @@ const FINISH = statement(
   'tasks.finish',
 );
 
+/** A running task's progress (its statusMessage and time), while it still runs. */
+const PROGRESS = statement(
+  `UPDATE restap_a2a_tasks SET task = $2, status_at = $3, updated_at = now()
+   WHERE id = $1 AND kind = ${KIND} AND state = 'working'`,
+  'tasks.progress',
+);
+
 const LOAD = statement(
   `SELECT task, runner FROM restap_a2a_tasks
    WHERE id = $1 AND owner_hash = $2 AND kind = ${KIND} AND (expires_at IS NULL OR expires_at > now())`,
@@ -113,6 +120,11 @@ export class CapabilityTaskStore {
   async finish(task: CapabilityTaskDocument): Promise<boolean> {
     const rows = await this.sql.query(FINISH, [task.id, task.status, new Date(task.updatedAt), JSON.stringify(task), task.ttlMs]);
     return rows.length > 0;
+  }
+
+  /** Stores a running task as it stands now (its progress); a task that has ended is left as it is. */
+  async progress(task: CapabilityTaskDocument): Promise<void> {
+    await this.sql.query(PROGRESS, [task.id, JSON.stringify(task), new Date(task.updatedAt)]);
   }
 
   async load(id: string, ownerHash: Buffer): Promise<StoredCapabilityTask | undefined> {

@@ -8,6 +8,7 @@ import { CapabilityTools } from '../tools/capability-tools';
 import { RestapReplicas } from '../lifecycle/restap-replicas.service';
 import type { RestapCaller } from '../caller';
 import type { InvocationResult } from '../invoker/invocation-result';
+import type { CapabilityCallEvents } from '../invoker/capability-events';
 import { CapabilityTaskWakeups, TASK_FALLBACK_POLL_MS } from './capability-task.wakeups';
 
 export type { CapabilityTaskDocument, CapabilityTaskStatus };
@@ -20,6 +21,9 @@ export const INTERRUPTED_CAPABILITY_TASK =
 const REMOTE_CANCEL_WAIT_MS = 10_000;
 
 const CANCELED = 'The task was cancelled.';
+
+/** How often a running task's progress is stored at most, ms. */
+const PROGRESS_STORE_MS = 1_000;
 
 /** Tasks per page of `list` (MCP `tasks/list`). */
 export const TASK_LIST_PAGE = 50;
@@ -172,10 +176,36 @@ export class CapabilityTasks implements OnModuleInit, OnApplicationShutdown {
     return createHash('sha256').update(`restap-task:identity:${this.options.approval.identify(caller)}`, 'utf8').digest();
   }
 
+  /**
+   * A task's progress (capabilityProgress in its handler) becomes its `statusMessage` — "3/10: Read
+   * note #4" — stored at most once per PROGRESS_STORE_MS (the latest report wins; a report after
+   * the task ended is dropped), so `tasks/get` and A2A's GetTask on any replica show how far it is.
+   */
+  private progressOf(task: CapabilityTaskDocument): CapabilityCallEvents {
+    let latest: string | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    let storedAt = 0;
+    const store = (): void => {
+      timer = undefined;
+      if (latest === undefined || !this.running.has(task.id)) return;
+      storedAt = Date.now();
+      const now = { ...task, statusMessage: latest, updatedAt: new Date(storedAt).toISOString() };
+      latest = undefined;
+      this.store.progress(now).catch((error: unknown) => this.logger.warn(`Capability task ${task.capability}: its progress could not be stored: ${(error as Error)?.message ?? String(error)}`));
+    };
+    return {
+      progress: (progress, total, message) => {
+        latest = `${total === undefined ? progress : `${progress}/${total}`}${message ? `: ${message}` : ''}`.slice(0, 500);
+        timer ??= setTimeout(store, Math.max(0, storedAt + PROGRESS_STORE_MS - Date.now()));
+        timer.unref();
+      },
+    };
+  }
+
   private async run(task: CapabilityTaskDocument, args: Record<string, unknown>, caller: RestapCaller, run: { controller: AbortController; stopped?: StopReason }): Promise<void> {
     let result: InvocationResult;
     try {
-      result = await this.tools.callCapability(task.capability, args, caller, run.controller.signal, this.options.capabilityTasks.timeoutMs);
+      result = await this.tools.callCapability(task.capability, args, caller, run.controller.signal, this.options.capabilityTasks.timeoutMs, this.progressOf(task));
     } catch (error) {
       this.logger.error(`Capability task ${task.capability} failed: ${(error as Error)?.message ?? String(error)}`);
       result = { ok: false, status: 500, error: 'internal_error', message: 'The capability failed.' };

@@ -118,12 +118,12 @@ export class CapabilityTools {
    * Calls a capability by its id, as another door names it (an A2A skill), whether or not it is
    * offered as a tool: the same checks, timeout and failures as `call` (404 `unknown_capability`).
    */
-  callCapability(id: string, args: unknown, caller: RestapCaller, signal?: AbortSignal, timeoutMs = this.options.capabilityTimeoutMs): Promise<InvocationResult> {
+  callCapability(id: string, args: unknown, caller: RestapCaller, signal?: AbortSignal, timeoutMs = this.options.capabilityTimeoutMs, events?: CapabilityCallEvents): Promise<InvocationResult> {
     const capability = this.registry.getCapability(id);
     const content = this.options.telemetry?.captureContent === true ? { arguments: args } : undefined;
     return withToolSpan(id, capability?.options.id, undefined, async () => {
       if (!capability) return failure(404, 'unknown_capability', `No capability has the id '${id}'.`);
-      return this.run(id, capability, args, caller, signal, timeoutMs);
+      return this.run(id, capability, args, caller, signal, timeoutMs, undefined, events);
     }, content);
   }
 
