@@ -1,3 +1,4 @@
+import type { KeyedWakeups } from '../../libs/restap/src/core/news/keyed-wakeups';
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { IsString, Matches } from 'class-validator';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -89,9 +90,9 @@ function woken<T>(what: string, promise: Promise<T>): Promise<T> {
   return Promise.race([promise, missing]).finally(() => clearTimeout(timer));
 }
 
-/** How many waiters the wake-ups hold for `key` (their private map: the test waits until the waiter is in place). */
+/** How many waiters the wake-ups hold for `key` (their private KeyedWakeups: the test waits until the waiter is in place). */
 const waitersOf = (wakeups: CapabilityTaskWakeups | TalkFrameWakeups, key: string): number =>
-  (wakeups as unknown as { waiters: Map<string, Set<unknown>> }).waiters.get(key)?.size ?? 0;
+  (wakeups as unknown as { keys: KeyedWakeups }).keys.waiting(wakeups instanceof CapabilityTaskWakeups ? 'e' : 'f', key);
 
 const opened: McpClient[] = [];
 async function mcpClient(baseUrl: string): Promise<McpClient> {
