@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { CapabilityCallEvents } from './capability-events';
+import type { CapabilityCallEvents } from './capability-events.types';
 
 /** What a synthetic request is made of: the route's values as an HTTP request would carry them. */
 export interface SyntheticRequestInit {
