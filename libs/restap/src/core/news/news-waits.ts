@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
-import { NewsStore } from '../../persistence/news.store';
+import { NewsStore, type NewsPageRows } from '../../persistence/news.store';
 import { StreamSlots } from '../talk/stream-slots';
 import { NewsPoll, type NewsPollAnswer } from './news-poll';
 import { NewsWakeups, type NewsCommitHint } from './news-wakeups';
@@ -94,41 +94,52 @@ export class NewsWaits implements OnModuleInit, OnModuleDestroy, BeforeApplicati
    * until one this caller may see commits, or `waitMs` passes (then nothing new and the cursor).
    * Resolves undefined when the client went away. Throws 429 when no slot is left.
    */
-  async read(request: NewsWaitRequest): Promise<NewsPollAnswer | undefined> {
+  read(request: NewsWaitRequest): Promise<NewsPollAnswer | undefined> {
+    // Not an async function: a held poll keeps this chain's callbacks, not a suspended frame.
     const key = request.feed ?? ALL_FEEDS;
     let waiters = this.feeds.get(key);
     if (!waiters) this.feeds.set(key, (waiters = new FeedWaiters(request.feed, request.sequence)));
+    const feed = waiters;
     let answered!: (page: NewsPollAnswer | undefined) => void;
     const answer = new Promise<NewsPollAnswer | undefined>((resolve) => (answered = resolve));
     const poll = new NewsPoll(request.since, request.limit, (page) => {
-      waiters.polls.delete(poll);
+      feed.polls.delete(poll);
       answered(page);
     });
     // Registered before its first read: a wake-up during that read already counts for it.
-    waiters.polls.add(poll);
+    feed.polls.add(poll);
     let release: (() => void) | undefined;
     let timer: NodeJS.Timeout | undefined;
     const abandon = (): void => poll.abandon();
-    try {
-      const first = await this.store.page({ feed: request.feed, sequence: request.sequence, since: request.since, limit: request.limit });
-      poll.offer({ since: request.since, ...first });
-      if (!poll.settled) {
-        if (this.closing) poll.expire();
-        else {
-          release = this.slots.acquire(request.client);
-          if (request.signal.aborted) poll.abandon();
-          request.signal.addEventListener('abort', abandon, { once: true });
-          timer = setTimeout(() => poll.expire(), request.waitMs);
-        }
-      }
-      return await answer;
-    } finally {
+    const settle = (): void => {
       clearTimeout(timer);
       request.signal.removeEventListener('abort', abandon);
       release?.();
       if (!poll.settled) poll.abandon();
-      this.forget(key, waiters);
+      this.forget(key, feed);
+    };
+    let first: Promise<NewsPageRows>;
+    try {
+      first = this.store.page({ feed: request.feed, sequence: request.sequence, since: request.since, limit: request.limit });
+    } catch (error) {
+      settle();
+      return Promise.reject(error as Error);
     }
+    return first
+      .then((page) => {
+        poll.offer({ since: request.since, ...page });
+        if (!poll.settled) {
+          if (this.closing) poll.expire();
+          else {
+            release = this.slots.acquire(request.client);
+            if (request.signal.aborted) poll.abandon();
+            request.signal.addEventListener('abort', abandon, { once: true });
+            timer = setTimeout(() => poll.expire(), request.waitMs);
+          }
+        }
+        return answer;
+      })
+      .finally(settle);
   }
 
   /** A commit: the feed's own waiters, and in global scope the waiters on every feed. */

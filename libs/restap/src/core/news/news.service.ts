@@ -157,25 +157,33 @@ export class NewsService implements TalkNewsSource {
    * or `waitMs` passes (then `{items: [], timestamp}`). Resolves undefined when the client went
    * away. 429 when this instance (or this client) holds too many polls already.
    */
-  async readWaiting(request: NewsWaitingReadRequest): Promise<string | undefined> {
-    this.assertSession(request.sessionId);
+  readWaiting(request: NewsWaitingReadRequest): Promise<string | undefined> {
+    // Not an async function: a held poll keeps a promise and a callback, not a suspended frame.
+    try {
+      this.assertSession(request.sessionId);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
     if (!this.waits) return this.read(request);
     const feed = request.sessionId === undefined ? undefined : feedOf(request.sessionId);
     spanEvent('restap.news.poll.wait', { [ATTR.restapNewsWaitMs]: request.waitMs });
-    const page = await this.waits.read({
-      feed,
-      sequence: sequenceOf(this.options.news.scope, feed ?? GLOBAL_FEED),
-      since: request.since,
-      limit: request.limit,
-      waitMs: request.waitMs,
-      client: request.client,
-      signal: request.signal,
-    });
-    spanEvent('restap.news.poll.answered', { [ATTR.restapNewsItems]: page?.rows.length ?? 0 });
-    if (!page) return undefined;
-    // As a plain poll: a row that is no JSON object is left out, the cursor still moves past it.
-    const rows = page.rows.filter((row) => isObjectText(row.body) || this.skip(row, 'GET /news', 'it is not a JSON object'));
-    return pageJson(rows, page.timestamp, page.hasMore);
+    return this.waits
+      .read({
+        feed,
+        sequence: sequenceOf(this.options.news.scope, feed ?? GLOBAL_FEED),
+        since: request.since,
+        limit: request.limit,
+        waitMs: request.waitMs,
+        client: request.client,
+        signal: request.signal,
+      })
+      .then((page) => {
+        spanEvent('restap.news.poll.answered', { [ATTR.restapNewsItems]: page?.rows.length ?? 0 });
+        if (!page) return undefined;
+        // As a plain poll: a row that is no JSON object is left out, the cursor still moves past it.
+        const rows = page.rows.filter((row) => isObjectText(row.body) || this.skip(row, 'GET /news', 'it is not a JSON object'));
+        return pageJson(rows, page.timestamp, page.hasMore);
+      });
   }
 
   /**

@@ -51,19 +51,27 @@ function refOf(error: unknown): string {
  */
 @Catch()
 export class RestapExceptionFilter implements ExceptionFilter {
-  private readonly logger = new Logger('Restap');
-
   catch(error: unknown, host: ArgumentsHost): void {
-    const res = host.switchToHttp().getResponse<Response>();
-    const { status, body, headers } = toErrorBody(error);
-    if (status >= 500 && !(error instanceof RestapException)) {
-      // Only the class and message: request data (session ids included) never reaches the log.
-      this.logger.error(`${(error as Error)?.name ?? 'Error'}: ${(error as Error)?.message ?? String(error)}`);
-    }
-    if (res.headersSent) {
-      res.end();
-      return;
-    }
-    writeJson(res, status, JSON.stringify(body), headers);
+    writeRestapError(host.switchToHttp().getResponse<Response>(), error);
   }
+}
+
+const logger = new Logger('Restap');
+
+/**
+ * What the filter does, for a route that answers outside Nest's handler chain (a held news poll):
+ * the error as `{"error", "message"}` JSON, a 5xx that is not ours logged (class and message only),
+ * or, once the headers are out, the response just ended.
+ */
+export function writeRestapError(res: Response, error: unknown): void {
+  const { status, body, headers } = toErrorBody(error);
+  if (status >= 500 && !(error instanceof RestapException)) {
+    // Only the class and message: request data (session ids included) never reaches the log.
+    logger.error(`${(error as Error)?.name ?? 'Error'}: ${(error as Error)?.message ?? String(error)}`);
+  }
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  writeJson(res, status, JSON.stringify(body), headers);
 }

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Inject, NotFoundException, Post, Req, Res, Type, UseFilters } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { IDEMPOTENCY_KEY_HEADER, RESTAP_OPTIONS, ROUTE_METADATA } from '../../../restap.constants';
-import { RestapExceptionFilter } from '../../kit/http/restap-exception.filter';
+import { RestapExceptionFilter, writeRestapError } from '../../kit/http/restap-exception.filter';
 import type { NewsAck } from '../../../interfaces/news.interface';
 import type { ResolvedRestapCoreOptions } from '../../../interfaces/restap-options.interface';
 import { resolveSessionId } from '../../../sessions/session-id';
@@ -28,26 +28,35 @@ export function createNewsController(path: string): Type<unknown> {
      * Poll: `since` (ms, exclusive, default 0), `limit`, and `wait` (seconds, 1–30: hold the poll
      * until an item commits); session from header > query. A held poll whose client goes away is
      * dropped at once (its slot freed); nothing is written to a closed response.
+     *
+     * A poll with `wait` is answered outside Nest's handler chain, as /talk's turns are: this method
+     * returns at once, so the router's and the interceptors' async frames are not kept suspended
+     * for the whole wait of every held poll; its errors are written as the filter writes them.
      */
     @Get(path)
-    async read(@Req() req: Request, @Res() res: Response): Promise<void> {
+    read(@Req() req: Request, @Res() res: Response): Promise<void> | undefined {
       this.assertEnabled();
       const sessionId = resolveSessionId(req, undefined, ['header', 'query']);
       const since = parseSince(req.query.since);
       const { defaultLimit, maxLimit } = this.options.news;
       const limit = parseLimit(req.query.limit, defaultLimit, maxLimit);
       const wait = parseWait(req.query.wait);
-      if (wait === undefined) return writeJson(res, 200, await this.news.read({ sessionId, since, limit }));
+      if (wait === undefined) return this.news.read({ sessionId, since, limit }).then((json) => writeJson(res, 200, json));
       const gone = new AbortController();
       const onClose = (): void => gone.abort();
       res.on('close', onClose);
-      try {
-        const client = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-        const json = await this.news.readWaiting({ sessionId, since, limit, waitMs: wait * 1000, client, signal: gone.signal });
-        if (json !== undefined && !res.writableEnded && !res.destroyed) writeJson(res, 200, json);
-      } finally {
-        res.off('close', onClose);
-      }
+      const client = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+      this.news.readWaiting({ sessionId, since, limit, waitMs: wait * 1000, client, signal: gone.signal }).then(
+        (json) => {
+          res.off('close', onClose);
+          if (json !== undefined && !res.writableEnded && !res.destroyed) writeJson(res, 200, json);
+        },
+        (error: unknown) => {
+          res.off('close', onClose);
+          writeRestapError(res, error);
+        },
+      );
+      return undefined;
     }
 
     /**
