@@ -116,3 +116,21 @@ describe('issue 38, item 2: the HTTP+JSON binding beside JSON-RPC (the SDK\'s re
     expect(unknown.status).toBe(404);
   });
 });
+
+describe('A2A 1.0 §11.1 (the A2A test kit\'s HTTP_JSON-SVC-001, HTTP_JSON-ERR-001): "Content-Type: application/json for requests and responses" on HTTP+JSON', () => {
+  const agent = useSampleAgent({});
+
+  it('an answer and an AIP-193 error are application/json unless the client asks for application/a2a+json (which it then gets, as the SDK\'s client does)', async () => {
+    const sent = await fetch(`${agent.url}/a2a/rest/message:send`, { method: 'POST', headers: V1, body: JSON.stringify({ message: message() }) });
+    expect(sent.status).toBe(200);
+    expect(sent.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const missing = await fetch(`${agent.url}/a2a/rest/tasks/${randomUUID()}`, { headers: { 'A2A-Version': '1.0', Accept: '*/*' } });
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await missing.json()).toMatchObject({ error: { details: [expect.objectContaining({ reason: 'TASK_NOT_FOUND' })] } });
+    const asked = await fetch(`${agent.url}/a2a/rest/tasks/${randomUUID()}`, { headers: { 'A2A-Version': '1.0', Accept: 'application/a2a+json, application/json' } });
+    expect(asked.headers.get('content-type')).toBe('application/a2a+json; charset=utf-8');
+    const refused = await fetch(`${agent.url}/a2a/rest/tasks/${randomUUID()}`, { headers: { 'A2A-Version': '1.0', Accept: 'application/a2a+json;q=0, application/json' } });
+    expect(refused.headers.get('content-type')).toBe('application/json; charset=utf-8');
+  });
+});

@@ -28,6 +28,7 @@ import { answerCardPreflight, prepareCardResponse } from './agent-card.http';
 import { A2aPushStore } from './a2a-push.store';
 import { createPushSender } from './a2a-push.sender';
 import { restMethodOf, type RestCall } from './a2a-rest.routes';
+import { answerRestMediaType } from './a2a-rest.media-type';
 import { A2A_ERROR_CODE, ContentTypeNotSupportedError, JsonRpcRequestMalformedError, RequestMalformedError, toJsonRpcError, toRestErrorBody } from '@a2a-js/sdk/errors';
 import { writeDoorError as fail } from '../kit/http/door-error.writer';
 import { isValidHost } from '../kit/http/host-header';
@@ -237,6 +238,8 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
       const subPath = path.slice(restPath.length) || '/';
       const rest = this.rest as RequestHandler;
       // The HTTP+JSON binding's server span is named after the HTTP method and the binding's base path.
+      // application/json unless the client asks for application/a2a+json (A2A 1.0 §11.1; see answerRestMediaType).
+      answerRestMediaType(req.headers.accept, res);
       return void context.with(a2aDoorSpan(req, res, restPath), () =>
         this.restEndpoint.run(req, res, undefined, () => mountedAt(rest, subPath, req, res, (error?: unknown) => (error ? fail(res, error) : next()))),
       );
