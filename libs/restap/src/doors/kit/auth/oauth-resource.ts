@@ -11,7 +11,7 @@ import {
   type OAuthProtectedResourceMetadata,
   type OAuthTokenVerifier,
 } from '@modelcontextprotocol/server';
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, customFetch, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Request } from 'express';
 import type { ResolvedRestapOAuthOptions, ResolvedRestapCoreOptions } from '../../../interfaces/restap-options.interface';
 import { AuthUnavailableException, InsufficientScopeException, InvalidTokenException } from '../../../exceptions';
@@ -21,6 +21,7 @@ import type { RestapRegistry } from '../../../core/registry/restap.registry';
 import { requiredScopesOf } from '../../../core/auth/capability-scopes';
 import { logLine } from '../http/log-line';
 import type { AuthorizationServerInfo, OAuthGate } from './oauth-gate';
+import { tokenKeyOf, VerifiedTokenMemo } from './verified-token-memo';
 
 /** How long the authorization server's metadata is kept before it is read again, ms. */
 const DISCOVERY_TTL_MS = 60 * 60_000;
@@ -50,6 +51,10 @@ export class OAuthResource implements OAuthTokenVerifier, OAuthGate {
   private discovery?: Promise<JWTVerifyGetKey>;
   private server?: Promise<AuthorizationServerInfo>;
   private failedAt = 0;
+  /** JWTs verified lately, by their hash (never the token): a client's repeated token is checked once (see VerifiedTokenMemo). */
+  private readonly verified = new VerifiedTokenMemo<Omit<AuthInfo, 'token'>>();
+  /** Moves when a JWKS fetch starts and again once its key set is in use: a memoised verification is of one key set. */
+  private keysEpoch = 0;
 
   constructor(
     options: ResolvedRestapCoreOptions,
@@ -124,6 +129,10 @@ export class OAuthResource implements OAuthTokenVerifier, OAuthGate {
       if (!this.oauth.introspection) throw new OAuthError(OAuthErrorCode.InvalidToken, 'it is not a JWT access token');
       return this.introspect(token, this.oauth.introspection);
     }
+    const key = tokenKeyOf(token);
+    const epoch = this.keysEpoch;
+    const known = this.verified.get(key, epoch);
+    if (known) return { ...known, token };
     const keys = await this.keySet();
     let payload: JWTPayload;
     try {
@@ -143,14 +152,17 @@ export class OAuthResource implements OAuthTokenVerifier, OAuthGate {
     const scope = payload.scope ?? payload.scp;
     const scopes = typeof scope === 'string' ? scope.split(' ').filter(Boolean) : Array.isArray(scope) ? scope.filter((s): s is string => typeof s === 'string') : [];
     const clientId = [payload.client_id, payload.azp, payload.sub].find((v): v is string => typeof v === 'string') ?? 'unknown';
-    return {
-      token,
+    // Shared by every request that sends this token while it is remembered: frozen.
+    const verified: Omit<AuthInfo, 'token'> = Object.freeze({
       clientId,
-      scopes,
+      scopes: Object.freeze(scopes) as string[],
       expiresAt: payload.exp,
       resource: new URL(this.oauth.audience),
-      extra: { iss: payload.iss, ...(payload.sub ? { sub: payload.sub } : {}), claims: payload },
-    };
+      extra: Object.freeze({ iss: payload.iss, ...(payload.sub ? { sub: payload.sub } : {}), claims: Object.freeze(payload) }),
+    });
+    // Verified against a key set fetched meanwhile, or the one before it: not remembered.
+    if (this.keysEpoch === epoch) this.verified.set(key, verified, payload.exp!, this.oauth.jwksCacheMaxAgeMs, epoch);
+    return { ...verified, token };
   }
 
   /** RFC 7662: the issuer says whether an opaque token is active, and for whom and what. */
@@ -234,7 +246,24 @@ export class OAuthResource implements OAuthTokenVerifier, OAuthGate {
     }
     this.discovery = this.discover().then(
       (jwksUri) => {
-        const get = createRemoteJWKSet(new URL(jwksUri), { cacheMaxAge: this.oauth.jwksCacheMaxAgeMs, cooldownDuration: JWKS_COOLDOWN_MS, timeoutDuration: 5_000 });
+        const get = createRemoteJWKSet(new URL(jwksUri), {
+          cacheMaxAge: this.oauth.jwksCacheMaxAgeMs,
+          cooldownDuration: JWKS_COOLDOWN_MS,
+          timeoutDuration: 5_000,
+          // jose fetches through this: the memo's epoch moves when a fetch starts, and again once jose has put the
+          // set it read in use (a turn of the event loop after the body: jose applies it a few promise jobs later).
+          [customFetch]: async (url: string, init: RequestInit) => {
+            this.keysEpoch++;
+            try {
+              const response = await fetch(url, init);
+              const read = response.json.bind(response);
+              return Object.assign(response, { json: () => read().finally(() => setImmediate(() => this.keysEpoch++)) });
+            } catch (error) {
+              setImmediate(() => this.keysEpoch++);
+              throw error;
+            }
+          },
+        });
         this.keys = { get, at: Date.now() };
         this.discovery = undefined;
         return get;
