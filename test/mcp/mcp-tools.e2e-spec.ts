@@ -119,6 +119,15 @@ describe('MCP tools on a host app (guards, pipes, filters through the invoker)',
       expect(text).not.toMatch(/\bat \S+ \(/);
     });
 
+    it('issue 38 item 9: arguments the input schema refuses are the SDK\'s tool error, with our io.restap/error code (invalid_arguments, 400)', async () => {
+      const wrong = await client.callTool({ name: 'orders_create', arguments: { item: 5, quantity: 1 } });
+      expect(wrong.isError).toBe(true);
+      expect((wrong.content as Array<{ text: string }>)[0].text).toMatch(/^Input validation error: Invalid arguments for tool orders_create: .*item/);
+      expect((wrong._meta as Record<string, unknown> | undefined)?.['io.restap/error']).toEqual({ error: 'invalid_arguments', status: 400 });
+      const missing = await client.callTool({ name: 'orders_create', arguments: {} });
+      expect((missing._meta as Record<string, unknown> | undefined)?.['io.restap/error']).toEqual({ error: 'invalid_arguments', status: 400 });
+    });
+
     it('an unknown tool is a tool error or a JSON-RPC error naming it, never a crash', async () => {
       const outcome = await client.callTool({ name: 'orders_nope', arguments: {} }).then((r) => JSON.stringify(r), (e: Error) => e.message);
       expect(outcome).toMatch(/orders_nope/);

@@ -4,6 +4,10 @@ import type { CapabilityTools, ToolDefinition } from '../../core/tools/capabilit
 import type { CapabilityCallEvents } from '../../core/invoker/capability-events';
 import type { InvocationResult } from '../../core/invoker/invocation-result';
 import { callOf } from './mcp-call.context';
+import { checkArguments, checkResult, listedOnly } from './mcp-tool-checks';
+import { ERROR_META_KEY, toolError } from './mcp-tool-errors';
+
+export { ERROR_META_KEY, toolError };
 import type { ApprovalService } from '../../core/approvals/approval.service';
 import type { ApprovalAnswer, ApprovalRequest } from '../../core/approvals/approval.types';
 import type { McpApprovalRounds, RoundRefusal } from './mcp-approval.rounds';
@@ -40,8 +44,6 @@ export const CAPABILITY_META_KEY = 'io.restap/capability';
  * `_meta: {"io.restap/approval": {"id", "decision": "approve" | "deny"}}`.
  */
 export const APPROVAL_META_KEY = 'io.restap/approval';
-/** `_meta` key of a failed call's error code (`invalid_request`, `unauthorized`, …) and HTTP status. */
-export const ERROR_META_KEY = 'io.restap/error';
 
 /**
  * One MCP tool per capability offered as a tool: the discovery schemas as they are (JSON Schema
@@ -63,8 +65,9 @@ export function capabilityToolRegistrations(tools: CapabilityTools, approvals?: 
     const config = {
       title: tool.title,
       ...(tool.description ? { description: tool.description } : {}),
-      inputSchema,
-      ...(output ? { outputSchema: output } : {}),
+      // Checked by the door (mcp-tool-checks): a refusal carries our `_meta` error code.
+      inputSchema: listedOnly(inputSchema),
+      ...(output ? { outputSchema: listedOnly(output) } : {}),
       annotations: annotationsOf(tool),
 
       _meta: { [CAPABILITY_META_KEY]: tool.capabilityId },
@@ -75,7 +78,9 @@ export function capabilityToolRegistrations(tools: CapabilityTools, approvals?: 
     const structured = outputSchema === undefined ? undefined : tool.outputSchema?.type === 'array' ? 'wrapped' : 'object';
     const handler = async (input: Record<string, unknown> | undefined, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> => {
       const { caller } = callOf(ctx);
-      const args = input ?? {};
+      const checked = await checkArguments(inputSchema, input, tool.name);
+      if ('refused' in checked) return checked.refused;
+      const args = checked.value;
       // A retry of the input-required round-trip: the person's answer, checked against the sealed round.
       const round = rounds?.roundOf(ctx);
       const answer = round ? rounds!.answerOf(ctx, round, 'call', tool.name, args) : approvalAnswerOf(ctx.mcpReq._meta);
@@ -86,7 +91,7 @@ export function capabilityToolRegistrations(tools: CapabilityTools, approvals?: 
       const result = await tools.call(tool.name, args, caller, ctx.mcpReq.signal, undefined, gate, undefined, callEvents(ctx));
       await logCall(ctx, tool.capabilityId, result, performance.now() - started);
       if (!result.ok && result.approval && !answer && rounds?.canAsk(ctx)) return askInBand(rounds, result.approval, { k: 'call', t: tool.name }, args, caller);
-      return toToolResult(result, structured, tool.name);
+      return checkResult(toToolResult(result, structured, tool.name), output, tool.name);
     };
     const taskTool: McpTaskTool | undefined = task ? { capabilityId: tool.capabilityId, input: inputSchema, ...(output ? { output } : {}), structured } : undefined;
     return {
@@ -177,14 +182,6 @@ export function toToolResult(result: InvocationResult, structured: 'object' | 'w
   };
 }
 
-/** A tool-level failure: the model reads the message and may retry. */
-export function toolError(message: string, error: string, status?: number): CallToolResult {
-  return {
-    isError: true,
-    content: [{ type: 'text', text: message }],
-    _meta: { [ERROR_META_KEY]: { error, ...(status === undefined ? {} : { status }) } },
-  };
-}
 
 const INVALID_ANSWER = Symbol('invalid approval answer');
 

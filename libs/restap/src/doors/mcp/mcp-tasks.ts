@@ -11,6 +11,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { CapabilityTaskDocument, CapabilityTasks } from '../../core/tasks/capability-tasks';
 import { callOf } from './mcp-call.context';
+import { issuesText, checkResult } from './mcp-tool-checks';
 import { toToolResult, toolError, type McpTaskTool } from './mcp-capability.tools';
 
 /** How often a client should poll a working task (the Task's `pollInterval`), ms. */
@@ -128,15 +129,7 @@ export async function resultOf(task: CapabilityTaskDocument, taskTools: Readonly
     return toolError(error.message, error.error, error.status);
   }
   const tool = [...taskTools.values()].find((t) => t.capabilityId === task.capability);
-  const result = toToolResult({ ok: true, status: task.result.status, body: task.result.body }, tool?.structured);
-  if (tool?.output && result.structuredContent !== undefined) {
-    const checked = await tool.output['~standard'].validate(result.structuredContent);
-    if (checked.issues) return toolError(`Output validation error: Invalid structured content for ${task.capability}: ${issuesText(checked.issues)}`, 'invalid_output', 500);
-  }
-  if (tool?.output && result.structuredContent === undefined) {
-    return toolError(`Output validation error: ${task.capability} answered no object its output schema describes.`, 'invalid_output', 500);
-  }
-  return result;
+  return checkResult(toToolResult({ ok: true, status: task.result.status, body: task.result.body }, tool?.structured), tool?.output, task.capability);
 }
 
 export async function found(task: Promise<CapabilityTaskDocument | undefined>, taskId: string): Promise<CapabilityTaskDocument> {
@@ -179,6 +172,3 @@ function ttlAsked(task: unknown): number | undefined {
   return typeof ttl === 'number' ? ttl : undefined;
 }
 
-function issuesText(issues: ReadonlyArray<StandardSchemaV1.Issue>): string {
-  return issues.map((issue) => `${(issue.path ?? []).map((p) => (typeof p === 'object' ? String(p.key) : String(p))).join('.') || '(root)'}: ${issue.message}`).join('; ');
-}
