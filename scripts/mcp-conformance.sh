@@ -12,7 +12,7 @@ port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>
 work="$(mktemp -d)"
 log="$work/sample.log"
 # The suite sends a few hundred requests in a minute: lift the sample's per-client rate limit for it.
-PORT="$port" RESTAP_RATE_LIMIT=1000000 RESTAP_DATA_DIR="$work/data" node dist/apps/sample-agent/apps/sample-agent/src/main.js >"$log" 2>&1 &
+PORT="$port" RESTAP_MCP_CONFORMANCE_FIXTURES=1 RESTAP_RATE_LIMIT=1000000 RESTAP_DATA_DIR="$work/data" node dist/apps/sample-agent/apps/sample-agent/src/main.js >"$log" 2>&1 &
 sample=$!
 trap 'kill "$sample" 2>/dev/null || true; wait "$sample" 2>/dev/null || true; rm -rf "$work"' EXIT
 

@@ -6,6 +6,7 @@ import { LLM_CONFIG } from './brain/llm.config';
 import { OfflineResponder } from './brain/offline.responder';
 import { BENCH_MODE, SampleBrain } from './brain/sample.brain';
 import { TextController } from './text/text.controller';
+import { McpConformanceController } from './conformance/mcp-conformance.controller';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Note } from './notes/note.entity';
 import { NOTES_DIGEST_STEP_MS, NotesController } from './notes/notes.controller';
@@ -96,7 +97,13 @@ export class AppModule {
         HealthModule,
         TypeOrmModule.forFeature([Note]),
       ],
-      controllers: [TextController, NotesController, PackagesController, ...(config.playground !== false ? [RootController] : [])],
+      controllers: [
+        TextController,
+        NotesController,
+        PackagesController,
+        ...(config.playground !== false ? [RootController] : []),
+        ...(config.mcpConformanceFixtures ? [McpConformanceController] : []),
+      ],
       providers: [
         { provide: API_KEY, useValue: config.apiKey },
         { provide: PACKAGES_DIR, useValue: config.packagesDir },

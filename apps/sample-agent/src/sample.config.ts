@@ -65,6 +65,11 @@ export interface SampleConfig {
   /** RESTAP_MCP_SESSIONS=0 turns off the stateful mode for 2025-era MCP clients (mcp.sessions); on by default. */
   mcpSessions?: boolean;
   /**
+   * RESTAP_MCP_CONFORMANCE_FIXTURES=1: the `test_*` capabilities the official MCP conformance suite calls by name
+   * (scripts/mcp-conformance.sh sets it); off by default, never in the catalog otherwise.
+   */
+  mcpConformanceFixtures?: boolean;
+  /**
    * RESTAP_REQUIRE_APPROVAL: comma-separated capability ids (e.g. `text.reverse`) that a person must
    * approve before any door runs them (the module's `approval.require`; docs/approvals.md).
    */
@@ -117,6 +122,7 @@ export function sampleConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Sampl
     packagesDir: resolve(env.RESTAP_PACKAGES_DIR || 'dist/packages'),
     pushAllowHosts: listFromEnv(env.RESTAP_A2A_PUSH_ALLOW_HOSTS),
     mcpSessions: env.RESTAP_MCP_SESSIONS !== '0',
+    mcpConformanceFixtures: env.RESTAP_MCP_CONFORMANCE_FIXTURES === '1',
     requireApproval: listFromEnv(env.RESTAP_REQUIRE_APPROVAL),
     approvalStateSecret: env.RESTAP_APPROVAL_STATE_SECRET?.trim() || undefined,
     captureContent: env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.trim().toLowerCase() === 'true' ? true : undefined,
