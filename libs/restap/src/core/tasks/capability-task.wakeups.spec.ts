@@ -24,10 +24,10 @@ describe('CapabilityTaskWakeups (issue 38, item 5)', () => {
   it("a wait on a task resolves at that task's end, not at another task's, nor at a cancel request", async () => {
     const { tasks } = wakeupsOf(true);
     const mine = tasks.changed('task-1');
-    tasks.ended('task-2');
+    tasks.written('task-2');
     tasks.cancelRequested('task-1');
     expect(await settled(mine, 50)).toBe(false);
-    tasks.ended('task-1');
+    tasks.written('task-1');
     expect(await settled(mine, 50)).toBe(true);
   });
 

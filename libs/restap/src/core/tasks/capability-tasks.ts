@@ -124,7 +124,7 @@ export class CapabilityTasks implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * The task once it has ended (read again at its `ended` wake-up, from whichever instance ran it);
+   * The task once it has ended (read again at its `written` wake-up, from whichever instance ran it);
    * undefined as `get`. `signal` ends the wait.
    */
   async settled(id: string, caller: RestapCaller, signal?: AbortSignal): Promise<CapabilityTaskDocument | undefined> {
@@ -158,7 +158,7 @@ export class CapabilityTasks implements OnModuleInit, OnApplicationShutdown {
     if (runner !== undefined) this.wakeups.cancelRequested(id);
     if (runner && runner !== this.replicas.id && !(await this.replicas.isLive(runner))) {
       // Its instance is gone: no one will stop it, so it is ended here.
-      if (await this.store.finish(ended(stored.task, 'cancelled', { status: 499, error: 'cancelled', message: CANCELED }))) this.wakeups.ended(id);
+      if (await this.store.finish(ended(stored.task, 'cancelled', { status: 499, error: 'cancelled', message: CANCELED }))) this.wakeups.written(id);
       return (await this.store.load(id, owner))?.task;
     }
     // Its runner stops it at the wake-up and stores the end, which wakes this wait.
@@ -216,7 +216,7 @@ export class CapabilityTasks implements OnModuleInit, OnApplicationShutdown {
         : result.ok ? { ...ended(task, 'completed'), result: { status: result.status, body: result.body } }
         : ended(task, 'failed', { status: result.status, error: result.error, message: result.message });
     try {
-      if (await this.store.finish(final)) this.wakeups.ended(task.id);
+      if (await this.store.finish(final)) this.wakeups.written(task.id);
     } catch (error) {
       this.logger.error(`Capability task ${task.capability}: its end could not be stored: ${(error as Error)?.message ?? String(error)}`);
     } finally {
@@ -280,7 +280,7 @@ export class CapabilityTasks implements OnModuleInit, OnApplicationShutdown {
       error: { status: 503, error: 'interrupted', message: INTERRUPTED_CAPABILITY_TASK },
       updatedAt: at.toISOString(),
     });
-    for (const id of failed) this.wakeups.ended(id);
+    for (const id of failed) this.wakeups.written(id);
     await this.store.purge();
     return failed.length;
   }

@@ -97,7 +97,7 @@ export class A2aTaskStore implements TaskStore, OnModuleInit {
       },
     });
     const rows = await this.sql.query<{ id: string }>(FAIL_ORPHAN_TASKS, [self, orphanAfterMs, JSON.stringify(status), at]);
-    for (const { id } of rows) this.wakeups.updated(id);
+    for (const { id } of rows) this.wakeups.written(id);
     return rows.length;
   }
 
@@ -163,7 +163,7 @@ export class A2aTaskStore implements TaskStore, OnModuleInit {
     const row = requestStateOf(context).turnRow;
     if (row) {
       row.committed = true;
-      this.wakeups.updated(row.entry.id);
+      this.wakeups.written(row.entry.id);
     }
   }
 
@@ -207,7 +207,7 @@ export class A2aTaskStore implements TaskStore, OnModuleInit {
     const write = entry.written.catch(() => undefined).then(() => this.writes.submit('tasks', row));
     entry.written = write;
     // Once committed, the task's followers elsewhere read it (a failed write wakes no one).
-    write.then(() => this.wakeups.updated(entry.id), () => undefined);
+    write.then(() => this.wakeups.written(entry.id), () => undefined);
     return write;
   }
 

@@ -21,9 +21,9 @@ describe('A2aTaskWakeups (issue 38, item 5)', () => {
   it('a wait on a task resolves at that task\'s update, not at another task\'s', async () => {
     const { tasks } = wakeupsOf(true);
     const mine = tasks.changed('task-1');
-    tasks.updated('task-2');
+    tasks.written('task-2');
     expect(await settled(mine, 50)).toBe(false);
-    tasks.updated('task-1');
+    tasks.written('task-1');
     expect(await settled(mine, 50)).toBe(true);
   });
 
@@ -52,7 +52,7 @@ describe('A2aTaskWakeups (issue 38, item 5)', () => {
     tasks.onCancelRequested((id) => cancels.push(id));
     tasks.cancelRequested('a task: 1');
     const next = tasks.changed('a task: 1');
-    tasks.updated('a task: 1');
+    tasks.written('a task: 1');
     expect(await settled(next, 50)).toBe(true);
     expect(cancels).toEqual(['a task: 1']);
   });
