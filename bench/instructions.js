@@ -24,7 +24,8 @@
  * thread, through POST /ag-ui) and agui-floor (the same run answered by @ag-ui/core's schema and
  * @ag-ui/encoder alone, bench/lib/agui-floor.js), talk-sse and talk-resume (a /talk SSE turn with
  * RESTAP_TALK_RESUME=0 and =1), talk-traced (the talk turn with a tracer provider that records the
- * module's spans and drops them, bench/lib/tracing-preload.js) and talk-otel (the sample's own
+ * module's spans and drops them, bench/lib/tracing-preload.js), talk-untraced (the talk turn with tracing off: every
+ * call the module makes into @opentelemetry/api answered empty, bench/lib/tracing-off-preload.js) and talk-otel (the sample's own
  * OpenTelemetry SDK exporting OTLP to a sink in the bench process), talk-key and talk-oauth (the talk turn behind
  * the sample's API key, and behind OAuth with a JWT from bench/lib/oauth-issuer.js) (issue 41).
  * Beside the instructions, the writing transactions per request (transaction ids the server handed out).
@@ -175,6 +176,7 @@ const SCENARIOS = {
   // (bench/lib/tracing-preload.js, no instrumentation, no exporter); and the sample's own OpenTelemetry SDK exporting
   // (http, express and pg instrumentations, OTLP/protobuf to a sink in this process, metrics and logs off).
   'talk-traced': { ...REQUESTS.talk, nodeArgs: ['-r', path.join(__dirname, 'lib', 'tracing-preload.js')] },
+  'talk-untraced': { ...REQUESTS.talk, nodeArgs: ['-r', path.join(__dirname, 'lib', 'tracing-off-preload.js')] },
   'talk-otel': { ...REQUESTS.talk, otlpSink: true, env: { OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none' } },
   // The talk turn behind the sample's API key (RESTAP_API_KEY, a bearer key the host's guard compares), and behind OAuth
   // (RESTAP_OAUTH_ISSUER: a JWT verified by the module against a JWKS served in this process): the OAuth row's pair.
