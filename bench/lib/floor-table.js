@@ -6,7 +6,7 @@
  * door's floor is its SDK alone, the door must also run what the SDK does not (a turn, or the
  * capability's Nest pipeline), less the HTTP work both already count (express-floor).
  *
- * Env: BENCH_INSTRUCTIONS=0 skips the step; BENCH_INSTR_N (500), BENCH_INSTR_WARM (4000) per kind, C=1.
+ * Env: BENCH_INSTRUCTIONS=0 skips the step; BENCH_INSTR_N (300 a window, two windows: bench/instructions.js WINDOWS), BENCH_INSTR_WARM (4000) per kind, C=1.
  */
 const { spawn } = require('node:child_process');
 const path = require('node:path');
@@ -34,7 +34,7 @@ function countKinds(kinds, { databaseName }) {
   const env = {
     ...process.env,
     C: '1',
-    N: process.env.BENCH_INSTR_N || '500',
+    N: process.env.BENCH_INSTR_N || '300',
     WARM: process.env.BENCH_INSTR_WARM || '4000',
     BENCH_DATABASE_NAME: databaseName,
   };
