@@ -6,7 +6,7 @@
  * door's floor is its SDK alone, the door must also run what the SDK does not (a turn, or the
  * capability's Nest pipeline), less the HTTP work both already count (express-floor).
  *
- * Env: BENCH_INSTRUCTIONS=0 skips the step; BENCH_INSTR_N (500), BENCH_INSTR_WARM (4000) per kind, C=1.
+ * Env: BENCH_INSTRUCTIONS=0 skips the step; BENCH_INSTR_N (300 a window, two windows: bench/instructions.js WINDOWS), BENCH_INSTR_WARM (4000) per kind, C=1.
  */
 const { spawn } = require('node:child_process');
 const path = require('node:path');
@@ -20,8 +20,9 @@ const PATHS = [
   ['A2A SendMessage', 'a2a', ['a2a-floor', 'talk', '-express-floor'], 1.25, 'the SDK alone + a talk turn − the HTTP work both share'],
   ['AG-UI run (SSE, new thread)', 'agui', ['agui-floor', 'talk', '-express-floor'], 1.25, '@ag-ui/encoder alone + a talk turn − the HTTP work both share'],
   ['OAuth on (JWT verified)', 'talk-oauth', ['talk-key'], 1.08, 'the same turn behind the API key'],
-  ['tracing on: a provider recording the spans (dropped), vs none', 'talk-traced', ['talk'], 1.02, 'the turn with tracing off'],
-  ['tracing, SDK exporting (OTLP)', 'talk-otel', ['talk'], 1.15, 'the turn with tracing off'],
+  ['tracing, API only (no SDK registered: the talk row)', 'talk', ['talk-untraced'], 1.02, 'the turn with tracing off (the module\'s calls into @opentelemetry/api answered empty)'],
+  ['tracing, SDK exporting (OTLP, the sample\'s http/express/pg instrumentations)', 'talk-otel', ['talk-untraced'], 1.15, 'the turn with tracing off'],
+  ['tracing, a provider recording the module\'s spans and dropping them (no instrumentation, no exporter)', 'talk-traced', ['talk-untraced'], 1.15, 'the turn with tracing off; the module\'s own share of the SDK row'],
   ['resumable /talk SSE', 'talk-resume', ['talk-sse'], 1.10, 'the same SSE turn with resume off'],
 ];
 
@@ -33,7 +34,7 @@ function countKinds(kinds, { databaseName }) {
   const env = {
     ...process.env,
     C: '1',
-    N: process.env.BENCH_INSTR_N || '500',
+    N: process.env.BENCH_INSTR_N || '300',
     WARM: process.env.BENCH_INSTR_WARM || '4000',
     BENCH_DATABASE_NAME: databaseName,
   };
