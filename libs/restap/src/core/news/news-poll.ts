@@ -26,8 +26,6 @@ export type NewsOffer = 'answered' | 'waiting' | 'reread' | 'skipped';
  */
 export class NewsPoll {
   settled = false;
-  /** Called at the first resync the poll is still held at (see NewsWaitRequest.held), then dropped. */
-  heldLong?: () => void;
 
   constructor(
     public cursor: number,

@@ -20,7 +20,7 @@ export interface NewsWaitRequest {
   client: string;
   /** Aborted when the client goes away: the poll is dropped and its slot freed at once. */
   signal: AbortSignal;
-  /** Called once if the poll is still held at a resync (`news.resyncMs`): a poll that waits for seconds, not one a quick item answers. */
+  /** Called once if the poll is held: nothing to answer yet, a slot taken. */
   held?: () => void;
 }
 
@@ -137,7 +137,7 @@ export class NewsWaits implements OnModuleInit, OnModuleDestroy, BeforeApplicati
             if (request.signal.aborted) poll.abandon();
             request.signal.addEventListener('abort', abandon, { once: true });
             timer = setTimeout(() => poll.expire(), request.waitMs);
-            poll.heldLong = request.held;
+            if (!poll.settled) request.held?.();
           }
         }
         return answer;
@@ -164,13 +164,6 @@ export class NewsWaits implements OnModuleInit, OnModuleDestroy, BeforeApplicati
   private async resync(): Promise<void> {
     if (!this.feeds.size || this.closing) return;
     const held = [...this.feeds].filter(([, w]) => w.polls.size);
-    for (const [, waiters] of held) {
-      for (const poll of waiters.polls) {
-        const heldLong = poll.heldLong;
-        poll.heldLong = undefined;
-        if (heldLong && !poll.settled) heldLong();
-      }
-    }
     const perFeed = held.filter(([key]) => key !== ALL_FEEDS).map(([, w]) => ({ feed: w.feed as string, since: w.cursor }));
     let fresh: Set<string> | undefined;
     let marks: Map<string, number> | undefined;

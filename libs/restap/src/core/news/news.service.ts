@@ -52,7 +52,7 @@ export interface NewsWaitingReadRequest extends NewsReadRequest {
   client: string;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
-  /** Called once if the poll is still held at a resync (`news.resyncMs`): it waits for seconds. */
+  /** Called once if the poll is held (nothing to answer yet, a slot taken): it will wait. */
   held?: () => void;
 }
 

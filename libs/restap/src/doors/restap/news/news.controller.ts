@@ -47,8 +47,7 @@ export function createNewsController(path: string): Type<unknown> {
       const onClose = (): void => gone.abort();
       res.on('close', onClose);
       const client = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-      // A poll held past a resync gives back its connection's HTTP parser, the largest part of what it
-      // costs held; polls a quick item answers keep their connection for the next request.
+      // A held poll's connection gives back its HTTP parser, the largest part of what it costs held.
       const held = (): void => releaseParser(res);
       this.news.readWaiting({ sessionId, since, limit, waitMs: wait * 1000, client, signal: gone.signal, held }).then(
         (json) => {
