@@ -40,6 +40,9 @@ const IDLE_STREAMS = Number(process.env.BENCH_IDLE_STREAMS ?? 9500);
 const IDLE_POLLS = Number(process.env.BENCH_IDLE_POLLS ?? 9500);
 const IDLE_WINDOW_MS = Number(process.env.BENCH_IDLE_WINDOW_MS) || 6000;
 const HEARTBEAT_MS = 1000;
+// The idle step's agent: Node 24 sizes its young generation from the heap limit; docs/operations.md advises Node 20's 16 MB
+// for an instance meant to hold many idle connections (BENCH_IDLE_NODE_ARGS='' runs it with Node's defaults).
+const IDLE_NODE_ARGS = (process.env.BENCH_IDLE_NODE_ARGS ?? '--max-semi-space-size=16').split(/\s+/).filter(Boolean);
 const SERVER = process.env.BENCH_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 /** The database the run drops and re-creates on SERVER: give each concurrent run its own (BENCH_DATABASE_NAME). */
 const DATABASE_NAME = process.env.BENCH_DATABASE_NAME || 'restap_bench';
@@ -81,16 +84,14 @@ async function main() {
   if (!process.env.BENCH_SKIP_BUILD) execSync('npm run build', { stdio: 'inherit', cwd: path.join(__dirname, '..') });
   const database = await db.freshDatabase(SERVER, DATABASE_NAME);
   const pool = new db.Pool({ connectionString: database.url, max: CONNECTIONS });
-  const agent = await startAgent({
-    port: 3900 + Math.floor(Math.random() * 90),
-    env: {
-      DATABASE_URL: database.url, RESTAP_BENCH: '1', RESTAP_HEARTBEAT_MS: String(HEARTBEAT_MS), RESTAP_RATE_LIMIT: '0',
-      // The bench is one client (IP): its idle step needs the per-client caps raised; the totals keep
-      // the module defaults (5000 streams, 5000 held polls) unless the step asks for more.
-      RESTAP_MAX_STREAMS_PER_CLIENT: String(Math.max(50, IDLE_STREAMS, IDLE_POLLS)),
-      ...(Math.max(IDLE_STREAMS, IDLE_POLLS) > 5000 ? { RESTAP_MAX_STREAMS: String(Math.max(IDLE_STREAMS, IDLE_POLLS)) } : {}),
-    },
-  });
+  const agentEnv = {
+    DATABASE_URL: database.url, RESTAP_BENCH: '1', RESTAP_HEARTBEAT_MS: String(HEARTBEAT_MS), RESTAP_RATE_LIMIT: '0',
+    // The bench is one client (IP): its idle step needs the per-client caps raised; the totals keep
+    // the module defaults (5000 streams, 5000 held polls) unless the step asks for more.
+    RESTAP_MAX_STREAMS_PER_CLIENT: String(Math.max(50, IDLE_STREAMS, IDLE_POLLS)),
+    ...(Math.max(IDLE_STREAMS, IDLE_POLLS) > 5000 ? { RESTAP_MAX_STREAMS: String(Math.max(IDLE_STREAMS, IDLE_POLLS)) } : {}),
+  };
+  const agent = await startAgent({ port: 3900 + Math.floor(Math.random() * 90), env: agentEnv });
   try {
     await db.createBaselineTables(pool);
     const json = { 'content-type': 'application/json' };
@@ -243,32 +244,39 @@ async function main() {
     if (runs('idle')) {
       // 6. IDLE_STREAMS idle SSE streams + IDLE_POLLS held GET /news?wait= polls: peak RSS, bytes per
       // connection, every stream heartbeating on time, every poll still held (or answered empty at its timeout).
-      const before = agent.rssMb();
-      const held = await sse.openIdleStreams(agent.url, IDLE_STREAMS, 'bench:idle');
-      const polls = await sse.openHeldPolls(agent.url, IDLE_POLLS, { waitSeconds: 30 });
-      const from = performance.now();
-      await new Promise((r) => setTimeout(r, IDLE_WINDOW_MS));
-      const to = performance.now();
-      const rssHeld = agent.rssMb();
-      const peak = agent.peakRssMb();
-      const beats = held.heartbeats(from, to);
-      const wantBeats = Math.floor(IDLE_WINDOW_MS / HEARTBEAT_MS) - 1;
-      const healthy = beats.filter((b) => b.started && b.count >= wantBeats).length;
-      const maxGap = Math.max(...beats.map((b) => b.maxGap));
-      const heldNow = polls.polls.filter((p) => p.held && p.errors === 0).length;
-      const pollErrors = polls.polls.filter((p) => p.errors).length;
-      const timeouts = polls.polls.reduce((n, p) => n + p.timeouts, 0);
-      polls.close();
-      held.close();
-      const total = IDLE_STREAMS + IDLE_POLLS;
-      const perConn = ((rssHeld - before) * 1024 * 1024) / total;
-      const onTime = maxGap <= 2 * HEARTBEAT_MS;
-      const pass = peak < 500 && healthy === IDLE_STREAMS && onTime && heldNow === IDLE_POLLS;
-      record(
-        `${total} idle connections (${IDLE_STREAMS} SSE streams + ${IDLE_POLLS} held news polls)`,
-        `peak RSS ${fmt(peak)} MB`, `before ${fmt(before)} MB`, '', '< 500 MB, all heartbeating on time, all polls held', pass,
-        `${fmt(perConn / 1024, 1)} KB per connection (RSS held ${fmt(rssHeld)} MB); ${healthy}/${IDLE_STREAMS} streams got >= ${wantBeats} heartbeats in ${IDLE_WINDOW_MS / 1000} s, max gap ${fmt(maxGap)} ms (heartbeat ${HEARTBEAT_MS} ms); started ${held.streams.filter((x) => x.started).length}, refused ${held.streams.filter((x) => x.errors).length}; polls held ${heldNow}/${IDLE_POLLS}, answered empty at timeout ${timeouts}, failed ${pollErrors}`,
-      );
+      // An agent of its own, started as docs/operations.md advises for an instance meant to hold many idle connections
+      // (IDLE_NODE_ARGS): peak RSS is the process's whole life, and the shared agent came here from the load steps at ~420 MB.
+      const idleAgent = await startAgent({ port: 3900 + Math.floor(Math.random() * 90), nodeArgs: IDLE_NODE_ARGS, env: agentEnv });
+      try {
+        const before = idleAgent.rssMb();
+        const held = await sse.openIdleStreams(idleAgent.url, IDLE_STREAMS, 'bench:idle');
+        const polls = await sse.openHeldPolls(idleAgent.url, IDLE_POLLS, { waitSeconds: 30 });
+        const from = performance.now();
+        await new Promise((r) => setTimeout(r, IDLE_WINDOW_MS));
+        const to = performance.now();
+        const rssHeld = idleAgent.rssMb();
+        const peak = idleAgent.peakRssMb();
+        const beats = held.heartbeats(from, to);
+        const wantBeats = Math.floor(IDLE_WINDOW_MS / HEARTBEAT_MS) - 1;
+        const healthy = beats.filter((b) => b.started && b.count >= wantBeats).length;
+        const maxGap = Math.max(...beats.map((b) => b.maxGap));
+        const heldNow = polls.polls.filter((p) => p.held && p.errors === 0).length;
+        const pollErrors = polls.polls.filter((p) => p.errors).length;
+        const timeouts = polls.polls.reduce((n, p) => n + p.timeouts, 0);
+        polls.close();
+        held.close();
+        const total = IDLE_STREAMS + IDLE_POLLS;
+        const perConn = ((rssHeld - before) * 1024 * 1024) / total;
+        const onTime = maxGap <= 2 * HEARTBEAT_MS;
+        const pass = peak < 500 && healthy === IDLE_STREAMS && onTime && heldNow === IDLE_POLLS;
+        record(
+          `${total} idle connections (${IDLE_STREAMS} SSE streams + ${IDLE_POLLS} held news polls)`,
+          `peak RSS ${fmt(peak)} MB`, `before ${fmt(before)} MB`, '', '< 500 MB, all heartbeating on time, all polls held', pass,
+          `${fmt(perConn / 1024, 1)} KB per connection (RSS held ${fmt(rssHeld)} MB); ${healthy}/${IDLE_STREAMS} streams got >= ${wantBeats} heartbeats in ${IDLE_WINDOW_MS / 1000} s, max gap ${fmt(maxGap)} ms (heartbeat ${HEARTBEAT_MS} ms); started ${held.streams.filter((x) => x.started).length}, refused ${held.streams.filter((x) => x.errors).length}; polls held ${heldNow}/${IDLE_POLLS}, answered empty at timeout ${timeouts}, failed ${pollErrors}; a fresh agent started with ${IDLE_NODE_ARGS.join(' ') || 'no flags'} (docs/operations.md)`,
+        );
+      } finally {
+        await idleAgent.stop();
+      }
     }
 
     if (runs('long-poll')) {

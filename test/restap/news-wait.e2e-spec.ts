@@ -1,6 +1,7 @@
 import { NewsStore, NewsWakeups } from 'nestjs-restap';
 import { feedOf } from 'nestjs-restap/core/news/news-feed';
 import { GLOBAL_SEQUENCE } from 'nestjs-restap/persistence/news.store';
+import { get } from 'node:http';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { NEWS_CHANNEL, NOTIFY_SPACING_MS, pgConfigOf } from 'nestjs-restap/core/news/pg-news.channel';
@@ -42,6 +43,18 @@ function useReplicas(restap: Partial<RestapModuleOptions> = {}): { a: Reliabilit
     await shared?.close();
   });
   return pair;
+}
+
+/** GET over node:http (fetch hides hop-by-hop headers): status, the Connection header, body. */
+function rawGet(base: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; connection?: string; json: WireNewsPage }> {
+  return new Promise((resolve, reject) => {
+    get(`${base}${path}`, { headers: { connection: 'keep-alive', ...headers }, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection, json: JSON.parse(text) as WireNewsPage }));
+    }).on('error', reject);
+  });
 }
 
 /** The feed's current cursor: where an up-to-date reader polls from. */
@@ -257,6 +270,21 @@ describe('GET /news?wait=N (issue 18) — graceful shutdown', () => {
 
 describe('GET /news?wait=N (issue 19) — the resync timer finds items whose wake-up was lost', () => {
   const r = useReplicas({ news: { resyncMs: 200 } });
+
+  it('issue 41: a held poll gives back its HTTP parser: its answer says Connection: close; one answered at once keeps its connection', async () => {
+    const session = newSessionId();
+    const since = await cursorOf(r.a.url);
+    const quick = await rawGet(r.a.url, `/news?since=0&limit=1`);
+    expect(quick.status).toBe(200);
+    expect(quick.connection).toBe('keep-alive');
+    const held = rawGet(r.a.url, `/news?since=${since}&wait=10`, { 'Restap-Session-Id': session });
+    await until(() => r.a.app.get(NewsWaits).held === 1);
+    const ack = await postNews(r.b.url, { type: 'late', message: 'wakes the held poll' }, { 'Restap-Session-Id': session });
+    const answer = await held;
+    expect(answer.status).toBe(200);
+    expect(answer.json.items.map((i) => i.news_id)).toEqual([ack.json.news_id]);
+    expect(answer.connection).toBe('close');
+  });
 
   it('an item written without a NOTIFY answers its feed\'s held poll on the next tick; in global scope the other held feeds are not re-read', async () => {
     const [sa, sb] = [newSessionId(), newSessionId()];

@@ -20,6 +20,8 @@ export interface NewsWaitRequest {
   client: string;
   /** Aborted when the client goes away: the poll is dropped and its slot freed at once. */
   signal: AbortSignal;
+  /** Called once if the poll is held: nothing to answer yet, a slot taken. */
+  held?: () => void;
 }
 
 /** The polls held on one feed of this instance, and the one read that may be running for them. */
@@ -135,6 +137,7 @@ export class NewsWaits implements OnModuleInit, OnModuleDestroy, BeforeApplicati
             if (request.signal.aborted) poll.abandon();
             request.signal.addEventListener('abort', abandon, { once: true });
             timer = setTimeout(() => poll.expire(), request.waitMs);
+            if (!poll.settled) request.held?.();
           }
         }
         return answer;

@@ -52,6 +52,8 @@ export interface NewsWaitingReadRequest extends NewsReadRequest {
   client: string;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
+  /** Called once if the poll is held (nothing to answer yet, a slot taken): it will wait. */
+  held?: () => void;
 }
 
 /**
@@ -176,6 +178,7 @@ export class NewsService implements TalkNewsSource {
         waitMs: request.waitMs,
         client: request.client,
         signal: request.signal,
+        held: request.held,
       })
       .then((page) => {
         spanEvent('restap.news.poll.answered', { [ATTR.restapNewsItems]: page?.rows.length ?? 0 });

@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import { CONTENT_TYPE_SSE } from '../../../restap.constants';
+import { releaseParser } from '../../kit/http/held-connection';
 
 /** A comment line: ignored by SSE clients, keeps proxies and load balancers from closing an idle stream. */
 const HEARTBEAT = ': heartbeat\n\n';
@@ -150,6 +151,9 @@ export class SseWriter {
       return;
     }
     if (this.closed) return;
+    // A stream that went a heartbeat interval without a frame is a held one: its connection gives
+    // back its HTTP parser and closes once the stream ends (quick streams keep their connection).
+    releaseParser(res);
     // A full socket is not idle: skip, the pending frames keep the connection busy.
     if (!this.draining) res.write(HEARTBEAT);
     this.heartbeat?.refresh();
