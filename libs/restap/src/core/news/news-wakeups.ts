@@ -30,7 +30,7 @@ export interface WakeupTopic {
  *
  * On a PostgreSQL server: one dedicated `LISTEN` connection per instance (a `pg.Client` of its own,
  * never a slot of TypeORM's pool) and a `NOTIFY` per batch of commits (at most one per
- * `NOTIFY_SPACING_MS`), sent on that same connection after the items committed (so the append
+ * `NOTIFY_SPACING_MS`, and only while another instance listens: see PgNewsChannel), sent on that same connection after the items committed (so the append
  * statements never take the notify queue's global lock inside their own commits). On the embedded PGlite database, an in-process signal
  * (LISTEN through its node-postgres adapter never delivers, and no other process can write there).
  *
@@ -136,7 +136,7 @@ export class NewsWakeups implements OnApplicationBootstrap, OnApplicationShutdow
       this.channel = new PgNewsChannel(config, this.instanceId, {
         hints: (hints, channel) => (channel === NEWS_CHANNEL ? hints.forEach((h) => this.emit(h)) : this.deliver(channel, hints)),
         listening: () => this.resync(),
-      }, channels);
+      }, channels, news.resyncMs);
       this.channel.start();
     }
     this.timer = setInterval(() => {

@@ -19,11 +19,19 @@ const MAX_BACKOFF_MS = 5_000;
  */
 export const NOTIFY_SPACING_MS = 5;
 
+/** A peer unheard for this many of its announcement intervals is taken for gone. */
+const PEER_LIFETIMES = 3;
+/** After LISTEN is in place, every hint is sent for this long (at most one announcement interval): the others' answers to `hi` arrive meanwhile. */
+const ANSWERS_MS = 1_000;
+
 /** What the channel hands back to its owner. */
 export interface PgNewsChannelEvents {
   /** Hints another instance sent on `channel` (one of those the connection listens to). */
   hints(hints: NewsCommitHint[], channel: string): void;
-  /** LISTEN is in place (first time or after a reconnect): anything sent meanwhile was lost. */
+  /**
+   * Hints may have been missed: LISTEN is in place (first time or after a reconnect), or another
+   * instance just connected or just learned of this one (and may have skipped hints meanwhile).
+   */
   listening(): void;
 }
 
@@ -51,6 +59,15 @@ export function pgConfigOf(option: 'auto' | { listenUrl: string }, dataSource: D
  * app runs; while it is down, hints are neither sent nor received and the owner's resync timer
  * covers the gap. Its session runs with `synchronous_commit = off`: a NOTIFY only announces items
  * that are already durable, so it need not wait for a WAL flush of its own.
+ *
+ * Hints go out only on channels some other instance listens to. Each instance announces itself on
+ * each of its channels: `2 <instance> hi <ms>` once LISTEN is in place, `2 <instance> here <ms>`
+ * every `announceMs` (the health check's statement) and in answer to a `hi`; one unheard for three
+ * of its intervals is taken for gone. Whoever hears a `hi` re-reads (its sender could not be told
+ * of anything committed before it listened). For a second after it listens, an instance sends
+ * every hint (the others' answers arrive meanwhile); an instance that learns of another later
+ * than that (one taken for gone, a `hi` missed while reconnecting) sends `hi`, so that one re-reads
+ * what no hint was sent for. A lone instance so sends no NOTIFY per commit, and hears no echo.
  */
 export class PgNewsChannel {
   private readonly logger = new Logger('Restap');
@@ -59,6 +76,10 @@ export class PgNewsChannel {
   private closed = false;
   private backoffMs = 100;
   private down = false;
+  /** Other instances heard on each channel: instance id -> until when (performance.now()) it counts as there. */
+  private readonly peers = new Map<string, Map<string, number>>();
+  /** Until when (performance.now()) every hint is sent: {@link ANSWERS_MS} after LISTEN is in place. */
+  private everyHintUntil = 0;
 
   constructor(
     private readonly config: ClientConfig,
@@ -66,6 +87,8 @@ export class PgNewsChannel {
     private readonly events: PgNewsChannelEvents,
     /** The NOTIFY channels listened to and sent on (plain identifiers). */
     private readonly channels: readonly string[] = [NEWS_CHANNEL],
+    /** How often this instance announces itself ({@link ping}'s interval); peers expect it that often. */
+    private readonly announceMs = 5_000,
   ) {}
 
   /** True while LISTEN is in place. */
@@ -77,12 +100,28 @@ export class PgNewsChannel {
     void this.connect();
   }
 
-  /** Queues a hint for the next NOTIFY on `channel`; dropped while the connection is down (receivers resync). */
+  /**
+   * Queues a hint for the next NOTIFY on `channel`; dropped while the connection is down, and when no
+   * other instance listens on `channel` (receivers resync: see the class comment).
+   */
   send(hint: NewsCommitHint, channel: string = NEWS_CHANNEL): void {
-    if (this.client) this.outbox.submit(channel, hint).catch(() => undefined);
+    if (this.client && this.heard(channel)) this.outbox.submit(channel, hint).catch(() => undefined);
   }
 
-  /** Health check on the slow timer: a connection that stopped answering is replaced. */
+  /** True when another instance listening on `channel` was heard within its lifetime. */
+  private heard(channel: string): boolean {
+    const now = performance.now();
+    const peers = this.peers.get(channel);
+    if (peers) {
+      for (const [instance, until] of peers) {
+        if (until > now) return true;
+        peers.delete(instance);
+      }
+    }
+    return this.everyHintUntil > now;
+  }
+
+  /** Health check on the slow timer, announcing this instance: a connection that stopped answering is replaced. */
   ping(): void {
     const client = this.client;
     if (!client) return;
@@ -90,7 +129,7 @@ export class PgNewsChannel {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
     });
-    Promise.race([client.query('SELECT 1'), timeout])
+    Promise.race([client.query(this.announcement('here', this.channels)), timeout])
       .catch((error: unknown) => this.lost(client, error))
       .finally(() => clearTimeout(timer));
   }
@@ -121,6 +160,9 @@ export class PgNewsChannel {
     this.backoffMs = 100;
     if (this.down) this.logger.log('News wake-ups: LISTEN connection to PostgreSQL is back; held polls re-read their feeds.');
     this.down = false;
+    this.everyHintUntil = performance.now() + Math.min(ANSWERS_MS, this.announceMs);
+    // After LISTEN: of two instances connecting at once, the later one's `hi` reaches the earlier.
+    client.query(this.announcement('hi', this.channels)).catch((error: unknown) => this.lost(client, error));
     this.events.listening();
   }
 
@@ -168,17 +210,58 @@ export class PgNewsChannel {
     return hints.map(() => undefined);
   }
 
-  /** `1 <instance> <feed>:<ts> …`; this instance's own notifications were already delivered in-process. */
+  /** `NOTIFY` statements announcing this instance (`hi` or `here`) on `channels`, as one simple query. */
+  private announcement(kind: 'hi' | 'here', channels: readonly string[]): string {
+    const payload = `'2 ${this.instanceId} ${kind} ${this.announceMs}'`; // hex id and an integer: no quoting needed
+    return channels.map((channel) => `NOTIFY ${channel}, ${payload}`).join('; ');
+  }
+
+  /** Sends an announcement outside the outbox (rare: when instances come and go); a failure is the health check's to find. */
+  private announce(kind: 'hi' | 'here', channel: string): void {
+    this.client?.query(this.announcement(kind, [channel])).catch(() => undefined);
+  }
+
+  /**
+   * Notes that `instance` listens on `channel`, for `intervalMs` times {@link PEER_LIFETIMES}. When
+   * it was not known (or taken for gone) and this instance may have sent it no hints meanwhile, says
+   * `hi`, so that it re-reads; returns true then.
+   */
+  private met(channel: string, instance: string, intervalMs: number): boolean {
+    let peers = this.peers.get(channel);
+    if (!peers) this.peers.set(channel, (peers = new Map()));
+    const now = performance.now();
+    const until = peers.get(instance) ?? 0;
+    peers.set(instance, Math.max(until, now + PEER_LIFETIMES * intervalMs));
+    if (until > now || this.everyHintUntil > now) return false;
+    this.announce('hi', channel);
+    return true;
+  }
+
+  /**
+   * `1 <instance> <feed>:<ts> …` (hints) or `2 <instance> hi|here <ms>` (announcements, see the class
+   * comment). This instance's own are skipped unparsed: its hints were already delivered in-process.
+   */
   private receive(message: Notification): void {
-    if (!this.channels.includes(message.channel) || !message.payload) return;
-    const [version, instance, ...entries] = message.payload.split(' ');
-    if (version !== '1' || instance === this.instanceId) return;
+    const { channel, payload } = message;
+    if (!payload || payload.startsWith(this.instanceId, 2) || !this.channels.includes(channel)) return;
+    const [version, instance, ...entries] = payload.split(' ');
+    if (version === '2') return this.announced(channel, instance, entries);
+    if (version !== '1' || !instance) return;
+    // Hints from an instance not heard before (one that does not announce itself): it listens too.
+    this.met(channel, instance, this.announceMs);
     const hints: NewsCommitHint[] = [];
     for (const entry of entries) {
       const at = entry.lastIndexOf(':');
       const ts = Number(entry.slice(at + 1));
       if (at > 0 && Number.isSafeInteger(ts)) hints.push({ feed: entry.slice(0, at), ts });
     }
-    if (hints.length) this.events.hints(hints, message.channel);
+    if (hints.length) this.events.hints(hints, channel);
+  }
+
+  private announced(channel: string, instance: string | undefined, [kind, ms]: string[]): void {
+    const intervalMs = Number(ms);
+    if (!instance || (kind !== 'hi' && kind !== 'here') || !Number.isSafeInteger(intervalMs) || intervalMs <= 0) return;
+    if (kind === 'hi') this.events.listening();
+    if (!this.met(channel, instance, intervalMs) && kind === 'hi') this.announce('here', channel);
   }
 }

@@ -84,7 +84,7 @@ export class TalkResponder {
       if (resumable) {
         const open = turn;
         recorder = this.resume!.recorder(open.messageId, open.sessionId);
-        const unfollow = this.resume!.follow(open.messageId, open.sessionId, () => open.stop('cancel'));
+        const unfollow = this.resume!.follow(open.messageId, recorder, () => open.stop('cancel'));
         await this.stream(open, res, recorder).finally(unfollow);
       } else await (accepted.format === 'sse' ? this.stream(turn, res) : this.reply(turn, res));
     } catch (error) {

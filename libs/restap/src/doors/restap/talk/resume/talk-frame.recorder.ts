@@ -35,7 +35,8 @@ export class TalkFrameRecorder {
   constructor(
     private readonly store: TalkFrameStore,
     private readonly messageId: string,
-    private readonly keyHash: Buffer,
+    /** The hash of the turn's session_id (what a resume or a stop must prove). */
+    readonly keyHash: Buffer,
     private readonly limits: Required<Pick<RestapTalkResumeOptions, 'flushMs' | 'maxFrames' | 'maxBytes'>>,
     /** Called once a run is committed: wakes the turn's resumed streams on every replica (TalkFrameWakeups). */
     private readonly written: (messageId: string) => void = () => undefined,

@@ -74,10 +74,13 @@ export class TalkResume {
     return new TalkFrameRecorder(this.store, messageId, hashSessionId(sessionId), config, (id) => this.wakeups.written(id));
   }
 
-  /** Lets `DELETE {talk path}/{message_id}` stop a running turn, from any replica, until the returned function is called. */
-  follow(messageId: string, sessionId: string | undefined, stop: () => void): () => void {
-    if (!this.config || sessionId === undefined) return () => undefined;
-    return this.stops.follow(messageId, hashSessionId(sessionId), stop);
+  /**
+   * Lets `DELETE {talk path}/{message_id}` stop a running turn, from any replica, until the returned
+   * function is called. `recorder` is the turn's ({@link recorder}): it holds the session_id's hash.
+   */
+  follow(messageId: string, recorder: TalkFrameRecorder | undefined, stop: () => void): () => void {
+    if (!this.config || !recorder) return () => undefined;
+    return this.stops.follow(messageId, recorder.keyHash, stop);
   }
 
   /**

@@ -39,6 +39,7 @@ export class TalkStops implements OnModuleDestroy {
   /** Follows a turn running here until the returned function is called (when it ends). */
   follow(messageId: string, keyHash: Buffer, stop: () => void): () => void {
     this.running.set(messageId, { keyHash, stop });
+    // Set up at the first turn and kept: they cost nothing while no turn runs (poll reads nothing then).
     if (!this.timer) {
       this.unwatch.push(
         this.wakeups.onStopAsked((id) => {
@@ -51,10 +52,7 @@ export class TalkStops implements OnModuleDestroy {
       }, this.everyMs);
       this.timer.unref();
     }
-    return () => {
-      this.running.delete(messageId);
-      if (!this.running.size) this.idle();
-    };
+    return () => void this.running.delete(messageId);
   }
 
   /** Stops the turn at once when it runs here for that session; false otherwise. */
