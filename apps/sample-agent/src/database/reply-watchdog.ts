@@ -35,13 +35,13 @@ export class ReplyWatchdog {
    * `connect` to their `end`, and its own per-statement `query_timeout` is off.
    */
   clientClass(): typeof Client {
-    // eslint-disable-next-line @typescript-eslint/no-this-alias
-    const watchdog = this;
+    const watch = (client: Client): void => this.watch(client);
+    const forget = (client: Client): void => this.forget(client);
     return class WatchedClient extends Client {
       constructor(config?: string | ClientConfig) {
         super(typeof config === 'string' ? { connectionString: config } : { ...config, query_timeout: undefined });
-        this.once('connect', () => watchdog.watch(this));
-        this.once('end', () => watchdog.forget(this));
+        this.once('connect', () => watch(this));
+        this.once('end', () => forget(this));
       }
     };
   }
