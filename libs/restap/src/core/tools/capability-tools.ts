@@ -9,6 +9,7 @@ import { CapabilityInvoker } from '../invoker/capability-invoker';
 import { failure } from '../invoker/invocation-error';
 import type { InvocationResult } from '../invoker/invocation-result';
 import { toolNameOf } from './tool-names';
+import { CallDeadline } from './call-deadline';
 import { withToolSpan } from '../telemetry/restap.telemetry';
 import { mayCall, requiredScopesOf, scopeRefusal } from '../auth/capability-scopes';
 
@@ -151,9 +152,14 @@ export class CapabilityTools {
     // Asked only of a well-formed call: a person is never asked to approve one that cannot run.
     const held = hold ? await hold(args as Record<string, unknown>) : undefined;
     if (held) return held;
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const result = await this.invoker.invoke(capability.options.id, args as Record<string, unknown>, caller, signal ? AbortSignal.any([signal, timeout]) : timeout, events);
-    if (!result.ok && result.error === 'aborted' && timeout.aborted && !signal?.aborted) {
+    const deadline = new CallDeadline(signal, timeoutMs);
+    let result: InvocationResult;
+    try {
+      result = await this.invoker.invoke(capability.options.id, args as Record<string, unknown>, caller, deadline.signal, events);
+    } finally {
+      deadline.end();
+    }
+    if (!result.ok && result.error === 'aborted' && deadline.timedOut && !signal?.aborted) {
       return failure(504, 'tool_timeout', `${name} did not answer within ${timeoutMs} ms.`);
     }
     return result;

@@ -1,7 +1,7 @@
 import { fromJsonSchema, requireScopes, type CallToolResult, type InputRequiredResult, type JsonSchemaType, type McpServer, type RegisteredTool, type ServerContext, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { JsonSchema } from '../../interfaces/catalog.interface';
 import type { CapabilityTools, ToolDefinition } from '../../core/tools/capability-tools';
-import type { CapabilityCallEvents } from '../../core/invoker/capability-events';
+import type { CapabilityCallEvents, CapabilityLogLevel } from '../../core/invoker/capability-events';
 import type { InvocationResult } from '../../core/invoker/invocation-result';
 import { callOf } from './mcp-call.context';
 import { checkArguments, checkResult, listedOnly } from './mcp-tool-checks';
@@ -88,7 +88,7 @@ export function capabilityToolRegistrations(tools: CapabilityTools, approvals?: 
       if (answer && isRefusal(answer)) return toolError(answer.refused.message, answer.refused.error, answer.refused.status);
       const gate = approvals?.gateFor('mcp', caller, answer);
       const started = performance.now();
-      const result = await tools.call(tool.name, args, caller, ctx.mcpReq.signal, undefined, gate, undefined, callEvents(ctx));
+      const result = await tools.call(tool.name, args, caller, ctx.mcpReq.signal, undefined, gate, undefined, new McpCallEvents(ctx));
       await logCall(ctx, tool.capabilityId, result, performance.now() - started);
       if (!result.ok && result.approval && !answer && rounds?.canAsk(ctx)) return askInBand(rounds, result.approval, { k: 'call', t: tool.name }, args, caller);
       return checkResult(toToolResult(result, structured, tool.name), output, tool.name);
@@ -128,20 +128,25 @@ async function logCall(ctx: ServerContext, capability: string, result: Invocatio
  * Where a capability's own progress and log messages go (capabilityProgress, capabilityLog):
  * `notifications/progress` when the request carries a progressToken, `notifications/message`
  * (logger `restap`) where the SDK has a channel and the level allows, as the call's own log.
+ * One small object per call: what it sends is only looked at when the capability reports.
  */
-function callEvents(ctx: ServerContext): CapabilityCallEvents {
-  const progressToken = ctx.mcpReq._meta?.progressToken;
-  return {
-    ...(progressToken === undefined
-      ? {}
-      : {
-          progress: (progress, total, message) =>
-            void ctx.mcpReq
-              .notify({ method: 'notifications/progress', params: { progressToken, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) } })
-              .catch(() => undefined),
-        }),
-    log: (level, data) => void ctx.mcpReq.log(level, data, LOG_NAME).catch(() => undefined),
-  };
+class McpCallEvents implements CapabilityCallEvents {
+  constructor(private readonly ctx: ServerContext) {}
+
+  /** None without a progressToken: capabilityProgress then ignores the report. */
+  get progress(): CapabilityCallEvents['progress'] {
+    const { mcpReq } = this.ctx;
+    const progressToken = mcpReq._meta?.progressToken;
+    if (progressToken === undefined) return undefined;
+    return (progress, total, message) =>
+      void mcpReq
+        .notify({ method: 'notifications/progress', params: { progressToken, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) } })
+        .catch(() => undefined);
+  }
+
+  log(level: CapabilityLogLevel, data: unknown): void {
+    void this.ctx.mcpReq.log(level, data, LOG_NAME).catch(() => undefined);
+  }
 }
 
 /** Hints only: a GET capability reads; nothing else is claimed (the host knows its side effects). */

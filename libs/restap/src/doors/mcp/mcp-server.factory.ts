@@ -122,9 +122,17 @@ export class McpServerFactory {
     return server;
   }
 
-  /** True when some tool's capability runs as a task: a 2026-07-28 request's server then needs the Tasks extension (loadTasksExtension). */
-  servesTaskTools(): boolean {
-    return this.tasks !== undefined && (this.surface ??= this.build()).taskTools.size > 0;
+  /**
+   * True when a 2026-07-28 request's server needs the Tasks extension (loadTasksExtension): some
+   * tool's capability runs as a task, and the request is not a `tools/call` naming a tool that does
+   * not (its server has that one tool only, so no task can be reached in the exchange).
+   */
+  servesTaskTools(request?: Request): boolean {
+    if (this.tasks === undefined) return false;
+    const surface = (this.surface ??= this.build());
+    if (surface.taskTools.size === 0) return false;
+    const only = calledTool(request);
+    return only === undefined || !surface.tools.has(only) || surface.taskTools.has(only);
   }
 
   /** Built on the first request, after bootstrap has registered every capability and the talk handler. */

@@ -108,7 +108,7 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
     const handler = createMcpHandler(
       ({ era, requestInfo }) =>
         // A 2026-07-28 client reaches task tools through the Tasks extension, loaded on the first such request.
-        era === 'modern' && this.factory.servesTaskTools()
+        era === 'modern' && this.factory.servesTaskTools(requestInfo)
           ? loadTasksExtension().then((tasks) => this.factory.create(era, requestInfo, undefined, tasks))
           : this.factory.create(era, requestInfo),
       {
