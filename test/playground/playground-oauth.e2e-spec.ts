@@ -221,7 +221,11 @@ describe('Playground sign-in with OAuth 2.1 (issue 34: authorization code + PKCE
     // The curl snippet names a placeholder, never the token.
     const card = page.locator('#cap-text\\.echo');
     await card.locator('details.snippets summary').click();
-    await expect(card.locator('pre.snippet').textContent()).resolves.toContain('Authorization: Bearer $ACCESS_TOKEN');
+    // The snippet is written on the details' toggle event, a task after the click: wait for it.
+    const snippet = card.locator('pre.snippet', { hasText: 'Authorization: Bearer' });
+    await snippet.waitFor();
+    expect(await snippet.textContent()).toContain('Authorization: Bearer $ACCESS_TOKEN');
+    expect(await snippet.textContent()).not.toContain(pasted);
 
     await page.reload();
     await dialog.waitFor();
