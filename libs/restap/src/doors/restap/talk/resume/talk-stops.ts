@@ -64,10 +64,6 @@ export class TalkStops implements OnModuleDestroy {
   }
 
   onModuleDestroy(): void {
-    this.idle();
-  }
-
-  private idle(): void {
     clearInterval(this.timer);
     this.timer = undefined;
     this.unwatch.splice(0).forEach((stop) => stop());
