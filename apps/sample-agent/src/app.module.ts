@@ -85,7 +85,8 @@ export class AppModule {
           rateLimit: config.rateLimitPerMinute
             ? { limit: config.rateLimitPerMinute, ttlMs: 60_000, ...(config.redisUrl ? { redis: config.redisUrl } : {}) }
             : false,
-          guards: [ApiKeyGuard],
+          // Without RESTAP_API_KEY the guard passes everything: then it is not installed on RESTAP's routes.
+          guards: config.apiKey ? [ApiKeyGuard] : [],
           // RESTAP_OAUTH_ISSUER: OAuth 2.1 on every door; reversing text then needs the scope text:reverse (step-up).
           ...(config.oauth ? { auth: { oauth: { ...config.oauth, requiredScopes: { 'text.reverse': ['text:reverse'] } } } } : {}),
           ...(config.shutdownGraceMs ? { shutdownGraceMs: config.shutdownGraceMs } : {}),

@@ -29,6 +29,7 @@ import type { DataSource } from 'typeorm';
 import { SharedThrottlerStorage } from './doors/kit/rate-limit/restap-rate-limit.storage';
 import type { OptionalDoor, ResolvedRestapCoreOptions } from './interfaces/restap-options.interface';
 import type { RestapModuleOptions, ResolvedRestapOptions } from './restap-options';
+import { createRestapControllers } from './doors/restap/restap.controllers';
 import { StorageCheck } from './persistence/storage.check';
 import { RESTAP_SESSION_STORE } from './persistence/session.store';
 import { TypeOrmSessionStore } from './persistence/typeorm-session.store';
@@ -153,7 +154,7 @@ function throttlerStorageOf(options: ResolvedRestapCoreOptions, dataSource?: Dat
 export class RestapModule extends RestapConfigurableModule {
   static override forRoot(options: typeof RESTAP_OPTIONS_TYPE): DynamicModule {
     return withOAuthGuard(
-      withDoors(super.forRoot(options), ALL_DOORS.filter((door) => (options[door] as { enabled?: unknown } | undefined)?.enabled === true)),
+      withDoors(withRouteGuards(super.forRoot(options), options), ALL_DOORS.filter((door) => (options[door] as { enabled?: unknown } | undefined)?.enabled === true)),
       options.auth?.oauth !== undefined,
     );
   }
@@ -171,6 +172,15 @@ export class RestapModule extends RestapConfigurableModule {
 function withOAuthGuard(definition: DynamicModule, oauth: boolean): DynamicModule {
   if (!oauth) return definition;
   return { ...definition, providers: [...(definition.providers ?? []), CapabilityOAuthGuard, { provide: APP_GUARD, useExisting: CapabilityOAuthGuard }] };
+}
+
+/**
+ * forRoot without the `guards` option: the /talk and /news controllers without the guard that
+ * runs them, which would pass every request. forRootAsync keeps it: its guards come later.
+ */
+function withRouteGuards(definition: DynamicModule, options: typeof RESTAP_OPTIONS_TYPE): DynamicModule {
+  if (options.guards?.length) return definition;
+  return { ...definition, controllers: createRestapControllers(options, false) };
 }
 
 /** The module definition with the modules of `doors` imported, and the list of them for `resolveLoadedOptions`. */

@@ -7,6 +7,8 @@ import { randomToken } from './random-token';
 /** Where a request's session_id came from. */
 export type SessionIdSource = 'header' | 'query' | 'body';
 
+const ALL_SOURCES: readonly SessionIdSource[] = ['header', 'query', 'body'];
+
 /**
  * Checks one raw session_id value. Spec, "Identifier format and entropy": outside
  * ^[A-Za-z0-9._-]{16,128}$ (or not a string) → 400 invalid_session_id.
@@ -23,23 +25,25 @@ export function parseSessionId(value: unknown): string {
  * precedence over a query parameter"). Every present value is validated, so a malformed one is
  * never silently shadowed. Returns undefined when none is given.
  */
-export function resolveSessionId(req: Request, body?: unknown, sources: SessionIdSource[] = ['header', 'query', 'body']): string | undefined {
-  const candidates: Array<[SessionIdSource, unknown]> = [];
+export function resolveSessionId(req: Request, body?: unknown, sources: readonly SessionIdSource[] = ALL_SOURCES): string | undefined {
+  let chosen: string | undefined;
   if (sources.includes('header')) {
     const header = req.headers[SESSION_ID_HEADER];
-    if (header !== undefined) candidates.push(['header', Array.isArray(header) ? header : header.trim()]);
+    if (header !== undefined) chosen = parseSessionId(Array.isArray(header) ? header : header.trim());
   }
-  if (sources.includes('query') && req.query && 'session_id' in req.query) {
-    candidates.push(['query', req.query.session_id]);
+  if (sources.includes('query')) {
+    const query = req.query;
+    if (query && 'session_id' in query) {
+      const id = parseSessionId(query.session_id);
+      chosen ??= id;
+    }
   }
   if (sources.includes('body') && body && typeof body === 'object' && !Array.isArray(body) && 'session_id' in body) {
     const value = (body as { session_id?: unknown }).session_id;
-    if (value !== undefined && value !== null) candidates.push(['body', value]);
-  }
-  let chosen: string | undefined;
-  for (const [, value] of candidates) {
-    const id = parseSessionId(value);
-    chosen ??= id;
+    if (value !== undefined && value !== null) {
+      const id = parseSessionId(value);
+      chosen ??= id;
+    }
   }
   return chosen;
 }

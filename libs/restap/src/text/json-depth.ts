@@ -4,12 +4,15 @@
  * a RangeError.
  */
 export function withinDepth(value: unknown, max: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  while (stack.length) {
-    const [node, depth] = stack.pop() as [unknown, number];
-    if (node === null || typeof node !== 'object') continue;
+  if (value === null || typeof value !== 'object') return true;
+  let stack: Array<[object, number]> | undefined;
+  let node: object = value;
+  let depth = 0;
+  for (;;) {
     if (depth >= max) return false;
-    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') (stack ??= []).push([child as object, depth + 1]);
+    const next = stack?.pop();
+    if (next === undefined) return true;
+    [node, depth] = next;
   }
-  return true;
 }

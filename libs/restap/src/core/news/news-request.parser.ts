@@ -28,7 +28,7 @@ export function parseNewsItem(body: unknown, maxTypeLength: number): ParsedNewsI
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
     throw new InvalidRequestException('The body must be a JSON object such as {"type": "reply", "message": "…"}.');
   }
-  const { session_id: _sessionId, ...fields } = body as Record<string, unknown>;
+  const fields = withoutSessionId(body as Record<string, unknown>);
   const { type } = fields;
   if (typeof type !== 'string' || !type.trim()) {
     throw new InvalidRequestException('type is required: a non-empty string such as "reply" or "job.completed".');
@@ -49,6 +49,13 @@ export function parseNewsItem(body: unknown, maxTypeLength: number): ParsedNewsI
     }
   }
   return { type, fields };
+}
+
+/** The body's fields less `session_id`: the body itself when it has none (the usual case), else a copy. */
+function withoutSessionId(body: Record<string, unknown>): Record<string, unknown> {
+  if (!Object.hasOwn(body, 'session_id')) return body;
+  const { session_id: _sessionId, ...fields } = body;
+  return fields;
 }
 
 /** The `Idempotency-Key` header: absent, or 1–255 visible ASCII characters. */

@@ -147,10 +147,13 @@ export class NewsWaits implements OnModuleInit, OnModuleDestroy, BeforeApplicati
 
   /** A commit: the feed's own waiters, and in global scope the waiters on every feed. */
   private hinted({ feed, ts }: NewsCommitHint): void {
-    for (const key of this.options.news.scope === 'global' ? [feed, ALL_FEEDS] : [feed]) {
-      const waiters = this.feeds.get(key);
-      if (waiters?.polls.size && ts > waiters.cursor) this.wake(key, waiters);
-    }
+    this.hintedOn(feed, ts);
+    if (this.options.news.scope === 'global') this.hintedOn(ALL_FEEDS, ts);
+  }
+
+  private hintedOn(key: string, ts: number): void {
+    const waiters = this.feeds.get(key);
+    if (waiters?.polls.size && ts > waiters.cursor) this.wake(key, waiters);
   }
 
   /**

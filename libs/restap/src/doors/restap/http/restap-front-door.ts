@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
-import { context } from '@opentelemetry/api';
+import { context, type Attributes } from '@opentelemetry/api';
 import { CATALOG_PATH } from '../../../restap.constants';
 import { RestapRegistry } from '../../../core/registry/restap.registry';
 import { ATTR } from '../../../core/telemetry/telemetry.names';
@@ -11,7 +11,7 @@ import { DoorKit } from '../../kit/door-kit';
 import { DoorPipeline } from '../../kit/door-pipeline';
 import { RestapCors } from './restap-cors';
 import { RestapRouteMatcher } from './restap-route.matcher';
-import type { RouteMatch } from './restap-paths';
+import type { RestapRoute, RouteMatch } from './restap-paths';
 
 /**
  * The module's one Express middleware ahead of Nest's body parsers and router, registered while
@@ -28,6 +28,7 @@ import type { RouteMatch } from './restap-paths';
 @Injectable()
 export class RestapFrontDoor {
   private readonly pipeline: DoorPipeline<RouteMatch>;
+  private readonly spans = new Map<RestapRoute, Map<string, DoorSpanOf>>();
 
   constructor(
     adapterHost: HttpAdapterHost,
@@ -53,13 +54,8 @@ export class RestapFrontDoor {
     const match = this.paths.match(req.path);
     if (!match) return next();
     res.removeHeader('X-Powered-By'); // Express announces itself on every answer; ours say nothing about the stack
-    // The path template only (never the URL: a query may hold a session_id).
-    const route = (match.route === 'catalog' ? CATALOG_PATH : this.registry.paths[match.route]) ?? match.route;
-    const door = startDoorSpan(`${req.method} ${route}`, req, res, {
-      [ATTR.restapDoor]: 'restap',
-      [ATTR.httpRequestMethod]: req.method,
-      [ATTR.httpRoute]: route,
-    });
+    const { name, attributes } = this.spanOf(match.route, req.method);
+    const door = startDoorSpan(name, req, res, attributes);
     // The body arrives on socket events, outside this call: the continuation is bound to the span.
     const serve = context.bind(door, () => {
       if (match.route === 'catalog' && !match.subpath && (req.method === 'GET' || req.method === 'HEAD')) this.catalog.serve(req, res);
@@ -67,6 +63,28 @@ export class RestapFrontDoor {
     });
     context.with(door, () => this.pipeline.run(req, res, match, serve));
   }
+
+  /** The server span's name and attributes for `method` on `route`, made once per pair (methods are the few node:http parses). */
+  private spanOf(route: RestapRoute, method: string): DoorSpanOf {
+    let byMethod = this.spans.get(route);
+    if (!byMethod) this.spans.set(route, (byMethod = new Map()));
+    let span = byMethod.get(method);
+    if (!span) {
+      // The path template only (never the URL: a query may hold a session_id).
+      const template = (route === 'catalog' ? CATALOG_PATH : this.registry.paths[route]) ?? route;
+      span = {
+        name: `${method} ${template}`,
+        attributes: Object.freeze({ [ATTR.restapDoor]: 'restap', [ATTR.httpRequestMethod]: method, [ATTR.httpRoute]: template }),
+      };
+      byMethod.set(method, span);
+    }
+    return span;
+  }
+}
+
+interface DoorSpanOf {
+  name: string;
+  attributes: Attributes;
 }
 
 /** The rate limit's counter a request takes a hit on: each route counts on its own, as the spec's endpoints do. */

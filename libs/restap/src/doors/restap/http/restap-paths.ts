@@ -45,9 +45,11 @@ export function hostRoutingOf(app: unknown): HostRouting {
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 interface CompiledRoute {
-  route: RestapRoute;
   exact: RegExp;
   below: RegExp;
+  /** The two answers for this route, made once: a match is read, never changed. */
+  atPath: Readonly<RouteMatch>;
+  belowPath: Readonly<RouteMatch>;
 }
 
 /**
@@ -72,18 +74,19 @@ export class RestapPathMatcher {
       .map(([route, path]) => {
         const base = escapeRegExp(path.length > 1 ? path.replace(/\/+$/, '') : path);
         return {
-          route,
           exact: new RegExp(`^(?:${base})${routing.strict ? '' : '(?:/)?'}$`, flags),
           below: new RegExp(`^(?:${base})/`, flags),
+          atPath: Object.freeze({ route, subpath: false }),
+          belowPath: Object.freeze({ route, subpath: true }),
         };
       });
   }
 
   /** The endpoint `path` (Express's `req.path`, without the query) addresses, if any. */
-  match(path: string): RouteMatch | undefined {
-    for (const { route, exact, below } of this.routes) {
-      if (exact.test(path)) return { route, subpath: false };
-      if (below.test(path)) return { route, subpath: true };
+  match(path: string): Readonly<RouteMatch> | undefined {
+    for (const { exact, below, atPath, belowPath } of this.routes) {
+      if (exact.test(path)) return atPath;
+      if (below.test(path)) return belowPath;
     }
     return undefined;
   }

@@ -21,7 +21,7 @@ export class RestapRouteMatcher {
   ) {}
 
   /** The endpoint `path` (Express's `req.path`) addresses, if any. */
-  match(path: string): RouteMatch | undefined {
+  match(path: string): Readonly<RouteMatch> | undefined {
     this.matcher ??= new RestapPathMatcher(this.registry.paths, this.options, hostRoutingOf(this.adapterHost.httpAdapter?.getInstance()));
     return this.matcher.match(path);
   }

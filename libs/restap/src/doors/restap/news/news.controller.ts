@@ -68,13 +68,12 @@ export function createNewsController(path: string): Type<unknown> {
      */
     @Post(path)
     @HttpCode(200)
-    async receive(@Req() req: Request, @Res() res: Response): Promise<void> {
+    receive(@Req() req: Request, @Res() res: Response): Promise<void> {
       this.assertEnabled();
       const body: unknown = req.body;
       const sessionId = resolveSessionId(req, body);
       const idempotencyKey = parseIdempotencyKey(req.headers[IDEMPOTENCY_KEY_HEADER]);
-      const ack: NewsAck = await this.news.receive({ body, sessionId, idempotencyKey });
-      writeJson(res, 200, JSON.stringify(ack));
+      return this.news.receive({ body, sessionId, idempotencyKey }).then((ack: NewsAck) => writeJson(res, 200, JSON.stringify(ack)));
     }
 
     private assertEnabled(): void {
