@@ -6,10 +6,20 @@ import { TalkFrameStore, type StoredTalkFrames, type TalkFramesRow, type TalkFra
 
 const COLUMNS = 'message_id, first_id, last_id, key_hash, frames, state';
 
+/**
+ * The rows' columns as the appends select them. A run's frames (JSON text, quotes and backslashes
+ * throughout) travel as their UTF-8 bytes, a `bytea[]` element: node-postgres sends those as hex,
+ * where each `text[]` element would be escaped by two regular-expression replaces.
+ */
+const FROM_SENT = `message_id, first_id, last_id, key_hash, convert_from(frames, 'UTF8'), state`;
+
+/** A run's frames as sent (see FROM_SENT). */
+const sentFrames = (frames: string): Buffer => Buffer.from(frames, 'utf8');
+
 /** Every running turn's frames that waited meanwhile, in one INSERT (see GroupCommit). */
 export const APPEND_FRAMES = statement(
   `INSERT INTO restap_talk_frames (${COLUMNS})
-   SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::bytea[], $5::text[], $6::text[])
+   SELECT ${FROM_SENT} FROM unnest($1::text[], $2::int[], $3::int[], $4::bytea[], $5::bytea[], $6::text[]) AS w(${COLUMNS})
    ON CONFLICT (message_id, first_id) DO NOTHING`,
   'talk.frames-append',
 );
@@ -63,8 +73,8 @@ const SWEEP = statement(
 /** A turn's final run written in the statement that stores the turn (TalkFrameStore.sideRow). */
 const FRAMES_SIDE: TurnSideTable = {
   name: 'talk.frames',
-  columns: [['message_id', 'text[]'], ['first_id', 'int[]'], ['last_id', 'int[]'], ['key_hash', 'bytea[]'], ['frames', 'text[]'], ['state', 'text[]']],
-  write: (rows) => `INSERT INTO restap_talk_frames (${COLUMNS}) SELECT ${COLUMNS} FROM ${rows} ON CONFLICT (message_id, first_id) DO NOTHING`,
+  columns: [['message_id', 'text[]'], ['first_id', 'int[]'], ['last_id', 'int[]'], ['key_hash', 'bytea[]'], ['frames', 'bytea[]'], ['state', 'text[]']],
+  write: (rows) => `INSERT INTO restap_talk_frames (${COLUMNS}) SELECT ${FROM_SENT} FROM ${rows} ON CONFLICT (message_id, first_id) DO NOTHING`,
 };
 
 /** Rows one append statement takes at most. */
@@ -117,7 +127,7 @@ export class TypeOrmTalkFrameStore extends TalkFrameStore {
   }
 
   override sideRow(row: TalkFramesRow): TurnSideRow {
-    return { table: FRAMES_SIDE, values: [row.messageId, row.firstId, row.lastId, row.keyHash, row.frames, row.state] };
+    return { table: FRAMES_SIDE, values: [row.messageId, row.firstId, row.lastId, row.keyHash, sentFrames(row.frames), row.state] };
   }
 
   private async write(rows: TalkFramesRow[]): Promise<void[]> {
@@ -126,7 +136,7 @@ export class TypeOrmTalkFrameStore extends TalkFrameStore {
       rows.map((r) => r.firstId),
       rows.map((r) => r.lastId),
       rows.map((r) => r.keyHash),
-      rows.map((r) => r.frames),
+      rows.map((r) => sentFrames(r.frames)),
       rows.map((r) => r.state),
     ]);
     return rows.map(() => undefined);

@@ -114,6 +114,8 @@ export interface OpenTurn {
   readonly sessionId?: string;
   /** Id of the assistant message being produced. */
   readonly messageId: string;
+  /** `hashSessionId(sessionId)`, the form storage keys the session by; undefined without a session. */
+  readonly keyHash?: Buffer;
   /**
    * Runs the `@Talk()` handler, handing `emit` each chunk (awaited: backpressure), then stores the
    * turn (user message and reply, with how it ended). Never rejects.
@@ -204,6 +206,7 @@ export class TalkService {
       return {
         sessionId,
         messageId: turn.messageId,
+        keyHash: turn.keyHash,
         stop: (reason) => run.stop(reason === 'cancel' ? 'disconnect' : reason),
         run: async (emit) => {
           if (ran) throw new Error('OpenTurn.run() runs a turn once.');

@@ -83,9 +83,13 @@ export class TalkResponder {
       if (gone) turn.stop('disconnect');
       if (resumable) {
         const open = turn;
-        recorder = this.resume!.recorder(open.messageId, open.sessionId);
+        recorder = this.resume!.recorder(open.messageId, open.keyHash);
         const unfollow = this.resume!.follow(open.messageId, recorder, () => open.stop('cancel'));
-        await this.stream(open, res, recorder).finally(unfollow);
+        try {
+          await this.stream(open, res, recorder);
+        } finally {
+          unfollow();
+        }
       } else await (accepted.format === 'sse' ? this.stream(turn, res) : this.reply(turn, res));
     } catch (error) {
       this.sendError(res, error, turn);

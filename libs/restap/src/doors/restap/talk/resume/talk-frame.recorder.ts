@@ -75,9 +75,12 @@ export class TalkFrameRecorder {
     const endData = JSON.stringify({ event: 'message.end', id: this.messageId });
     // Past the limits with it, the turn is cut when message.end is recorded, as before.
     if (this.frames + 1 > this.limits.maxFrames || this.bytes + endData.length + 'message.end'.length > this.limits.maxBytes) return undefined;
-    const frames: KeptFrame[] = [...this.pending, ['message.end', endData]];
     const firstId = this.pending.length ? this.firstId : endId;
-    const row = this.store.sideRow({ messageId: this.messageId, keyHash: this.keyHash, firstId, lastId: endId, frames: JSON.stringify(frames), state: 'final' });
+    // Kept pending without it until the statement commits (see sideStored): a failed one ends the stream with `error` instead.
+    this.pending.push(['message.end', endData]);
+    const frames = JSON.stringify(this.pending);
+    this.pending.pop();
+    const row = this.store.sideRow({ messageId: this.messageId, keyHash: this.keyHash, firstId, lastId: endId, frames, state: 'final' });
     if (!row) return undefined;
     // No `open` run may take these frames meanwhile: the side row's first id would then conflict.
     clearTimeout(this.timer);

@@ -55,6 +55,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 export class TalkResume {
   private readonly logger = new Logger('Restap');
   readonly config: Required<RestapTalkResumeOptions> | false;
+  private readonly written = (messageId: string): void => this.wakeups.written(messageId);
 
   constructor(
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
@@ -67,11 +68,14 @@ export class TalkResume {
     this.config = options.talk.enabled ? options.talk.resume : false;
   }
 
-  /** A recorder for a new stream's frames, or undefined when resume is off or the turn has no session. */
-  recorder(messageId: string, sessionId: string | undefined): TalkFrameRecorder | undefined {
+  /**
+   * A recorder for a new stream's frames, or undefined when resume is off or the turn has no
+   * session. `keyHash` is the turn's (OpenTurn.keyHash: the hash of its session_id).
+   */
+  recorder(messageId: string, keyHash: Buffer | undefined): TalkFrameRecorder | undefined {
     const { config } = this;
-    if (!config || sessionId === undefined) return undefined;
-    return new TalkFrameRecorder(this.store, messageId, hashSessionId(sessionId), config, (id) => this.wakeups.written(id));
+    if (!config || keyHash === undefined) return undefined;
+    return new TalkFrameRecorder(this.store, messageId, keyHash, config, this.written);
   }
 
   /**
