@@ -100,6 +100,7 @@ describe('OpenTelemetry export over OTLP/HTTP JSON (issue 36, "Done when")', () 
   const a2aTrace = { traceId: hex(16), spanId: hex(8) };
   const aguiTrace = { traceId: hex(16), spanId: hex(8) };
   const approvalTrace = { traceId: hex(16), spanId: hex(8) };
+  const newsTrace = { traceId: hex(16), spanId: hex(8) };
 
   beforeAll(async () => {
     receiver = await startReceiver();
@@ -195,6 +196,18 @@ describe('OpenTelemetry export over OTLP/HTTP JSON (issue 36, "Done when")', () 
     });
     expect(held.status).toBe(200);
     expect(await held.text()).toContain('approval_required');
+
+    // Concurrent POST /news in one trace: the appends that wait for the one in flight share the next statement.
+    const appends = await Promise.all(
+      Array.from({ length: RATE_LIMIT - 1 }, (_, k) =>
+        fetch(`${agent!.url}/news`, {
+          method: 'POST',
+          headers: { ...AUTH, 'content-type': 'application/json', traceparent: `00-${newsTrace.traceId}-${newsTrace.spanId}-01` },
+          body: JSON.stringify({ type: 'note', message: `burst ${k}` }),
+        }).then((r) => r.status),
+      ),
+    );
+    expect(appends.every((status) => status < 300)).toBe(true);
 
     // A held poll carrying the session id in its query: the http instrumentation must not record it.
     const news = await fetch(`${agent.url}/news?session_id=${reply.session_id}&limit=5&wait=1`, { headers: AUTH });
@@ -356,8 +369,12 @@ describe('OpenTelemetry export over OTLP/HTTP JSON (issue 36, "Done when")', () 
     const refused = spans.filter((s) => s.name === 'GET /news' && attr(s, 'http.response.status_code') === 429);
     expect(refused.length).toBeGreaterThan(0);
     expect(refused.every((s) => s.events?.some((e) => e.name === 'restap.rate_limited'))).toBe(true);
-    const turnSpans = inTrace(talkTrace.traceId);
-    expect(turnSpans.some((s) => s.events?.some((e) => e.name === 'restap.group_commit'))).toBe(true);
+    // Only a request that waited for a batch in flight gets the event: one that went straight to the database has its own statement's span.
+    const appends = inTrace(newsTrace.traceId).filter((s) => s.name === 'POST /news' && attr(s, 'restap.door') === 'restap');
+    const waited = appends.flatMap((s) => s.events ?? []).filter((e) => e.name === 'restap.group_commit');
+    expect(appends).toHaveLength(RATE_LIMIT - 1);
+    expect(waited.length).toBeGreaterThan(0);
+    expect(waited.every((e) => Number(e.attributes?.find((a) => a.key === 'restap.group_commit.batch_size')?.value.intValue) >= 1)).toBe(true);
   });
 
   it('the access log carries trace_id and span_id when a span is active (item 4)', () => {

@@ -1,4 +1,6 @@
+import { context, trace } from '@opentelemetry/api';
 import { GroupCommit, sharedReads } from './group-commit';
+import { useInMemoryTracing } from '../../../../test/support/in-memory-tracing';
 
 /** A runner that records its batches and answers each item with `item * 10` after a tick. */
 function recording(fail?: (items: number[]) => unknown) {
@@ -126,5 +128,24 @@ describe('sharedReads (identical reads share one run)', () => {
     const failed = await Promise.allSettled([1, 2, 3].map(() => reads.submit('bad', 'bad')));
     expect(failed.every((r) => r.status === 'rejected')).toBe(true);
     expect(runs).toHaveLength(4); // failed as a batch, not retried one by one
+  });
+});
+
+describe('GroupCommit in a trace (the restap.group_commit event)', () => {
+  const { exporter } = useInMemoryTracing();
+
+  it('marks the span of each item that waited for a batch in flight, with the size of the batch it ran in; an item that ran at once alone gets none', async () => {
+    const { run } = recording();
+    const commit = new GroupCommit(run, 64);
+    const tracer = trace.getTracer('group-commit.spec');
+    const spans = [1, 2, 3].map((n) => tracer.startSpan(`item ${n}`));
+    await Promise.all(spans.map((span, k) => context.with(trace.setSpan(context.active(), span), () => commit.submit('a', k + 1))));
+    spans.forEach((span) => span.end());
+    const events = exporter.getFinishedSpans().map((s) => [s.name, s.events.map((e) => [e.name, e.attributes])]);
+    expect(events).toEqual([
+      ['item 1', []],
+      ['item 2', [['restap.group_commit', { 'restap.group_commit.batch_size': 2 }]]],
+      ['item 3', [['restap.group_commit', { 'restap.group_commit.batch_size': 2 }]]],
+    ]);
   });
 });

@@ -6,7 +6,7 @@ export type BatchRunner<T, R> = (lane: string, items: T[]) => Promise<ReadonlyAr
 
 interface Pending<T, R> {
   item: T;
-  /** The submitter's span, when one is recording: it gets a `restap.group_commit` event with the batch's size. */
+  /** The submitter's span, when one is recording and the item waited for a batch in flight: it gets a `restap.group_commit` event with the batch's size. */
   span?: Span;
   resolve: (result: R | PromiseLike<R>) => void;
   reject: (error: unknown) => void;
@@ -42,15 +42,14 @@ export class GroupCommit<T, R> {
 
   submit(lane: string, item: T): Promise<R> {
     return new Promise((resolve, reject) => {
-      const active = trace.getSpan(context.active());
-      const pending: Pending<T, R> = active?.isRecording() ? { item, resolve, reject, span: active } : { item, resolve, reject };
       const waiting = this.lanes.get(lane);
       if (waiting) {
-        waiting.push(pending);
+        const active = trace.getSpan(context.active());
+        waiting.push(active?.isRecording() ? { item, resolve, reject, span: active } : { item, resolve, reject });
         return;
       }
       this.lanes.set(lane, []);
-      void this.drain(lane, [pending]);
+      void this.drain(lane, [{ item, resolve, reject }]);
     });
   }
 
