@@ -46,12 +46,12 @@ export class RestapFrontDoor {
       kit.jsonBody<RouteMatch>('send the body as application/json.', (req, match) => req.method === 'POST' && !match.subpath && match.route !== 'catalog'),
     ]);
     // An application context without HTTP serves no routes.
-    adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.handle(req, res, next));
+    kit.admitBeforeHost(adapterHost.httpAdapter, (req, res, next) => this.handle(req, res, next));
   }
 
-  private handle(req: Request, res: Response, next: NextFunction): void {
+  private handle(req: Request, res: Response, next: NextFunction): boolean {
     const match = this.paths.match(req.path);
-    if (!match) return next();
+    if (!match) return false;
     res.removeHeader('X-Powered-By'); // Express announces itself on every answer; ours say nothing about the stack
     // The path template only (never the URL: a query may hold a session_id).
     const route = (match.route === 'catalog' ? CATALOG_PATH : this.registry.paths[match.route]) ?? match.route;
@@ -66,6 +66,7 @@ export class RestapFrontDoor {
       else next();
     });
     context.with(door, () => this.pipeline.run(req, res, match, serve));
+    return true;
   }
 }
 
