@@ -21,6 +21,7 @@ import { createTalkContext, NONE } from './talk.context';
 import { assertStorableText } from '../../text/storable-text';
 import { RESTAP_TALK_NEWS_SOURCE, type TalkNewsSource } from './talk-news.source';
 import { TalkRun, type TalkOutcome, type TalkStopReason } from './talk.run';
+import { TurnDeadlines, type TurnDeadline } from './turn-deadlines';
 import { ApprovalService, type DecidedApproval } from '../approvals/approval.service';
 import type { ApprovalAnswer, ApprovalRequest } from '../approvals/approval.types';
 import { approvalQuestionText, TurnApprovals } from '../approvals/turn-approvals';
@@ -143,6 +144,8 @@ export const OPEN_TURN_AFTER_MS = 100;
 @Injectable()
 export class TalkService {
   private readonly logger = new Logger('Restap');
+  /** The turns to store as they stand if still running after OPEN_TURN_AFTER_MS (see storeOpen): one timer for them all. */
+  private readonly openLater = new TurnDeadlines<TurnState>(OPEN_TURN_AFTER_MS, (turn) => this.storeOpen(turn));
 
   constructor(
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
@@ -201,7 +204,7 @@ export class TalkService {
         throw new InvalidRequestException('This turn has no new message and carries no result of a call the conversation waits for, nor an approval answer: there is nothing to continue.');
       }
       // Decided last, once nothing else can refuse the turn: a won decision is then always run.
-      turn.decided = await this.decide(request, turn);
+      if (this.approvals && turn.keyHash && turn.resumed) turn.decided = await this.decide(request, turn);
       let ran = false;
       return {
         sessionId,
@@ -320,10 +323,9 @@ export class TalkService {
    */
   private async execute(turn: TurnState, caller: RestapCaller, run: TalkRun, invoke: () => unknown, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TurnResult> {
     if (turn.keyHash && this.store.openTurn && this.store.closeTurn && this.replicas) {
-      turn.openTimer = setTimeout(() => this.storeOpen(turn), OPEN_TURN_AFTER_MS);
-      turn.openTimer.unref();
+      turn.openDeadline = this.openLater.add(turn);
     }
-    for (const decided of turn.decided ?? []) await this.answer(decided, turn, caller, emit);
+    if (turn.decided) for (const decided of turn.decided) await this.answer(decided, turn, caller, emit);
     const { approvals, toolSteps } = turn;
     // Once a call waits for a person or the client and none is still running, the model is not asked again.
     const pumped =
@@ -371,7 +373,7 @@ export class TalkService {
    */
   private async record(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<boolean> {
     if (!turn.keyHash) return false;
-    clearTimeout(turn.openTimer);
+    if (turn.openDeadline) this.openLater.remove(turn.openDeadline);
     turn.ending = true;
     if (turn.opening) await turn.opening;
     const turns = this.turnRows(turn, outcome);
@@ -491,7 +493,7 @@ interface TurnState {
   /** The door's side row, asked for when the turn is stored (see TurnRequest.side). */
   side?: (ending: TurnEnding) => TurnSideRow | undefined;
   /** Stores the turn as it stands if it is still running after OPEN_TURN_AFTER_MS (see storeOpen). */
-  openTimer?: NodeJS.Timeout;
+  openDeadline?: TurnDeadline<TurnState>;
   /** That write, in flight or done. */
   opening?: Promise<void>;
   /** The turn's rows, stored while it ran (see SessionStore.openTurn); absent when it is stored only as it ends. */

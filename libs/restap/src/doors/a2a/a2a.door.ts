@@ -127,7 +127,7 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
       kit.streamSlot((req) => REST_CALLS.get(req)?.streams === true),
     ]);
     if (!options.a2a.enabled) return;
-    adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.admit(req, res, next));
+    kit.admitBeforeHost(adapterHost.httpAdapter, (req, res, next) => this.admit(req, res, next));
   }
 
   /** After Nest registered the host's middleware and routes: the endpoint, behind them. */
@@ -214,20 +214,28 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
   }
 
   /** The card, and the endpoint's checks before the host's middleware (no body is read unless they pass). */
-  private admit(req: Request, res: Response, next: NextFunction): void {
+  private admit(req: Request, res: Response, next: NextFunction): boolean {
     const path = doorPathOf(req);
     if ((path === CARD_PATH || path === `${this.options.a2a.path}${CARD_PATH}`) && this.card) {
-      if (req.method === 'OPTIONS') return answerCardPreflight(req, res);
+      if (req.method === 'OPTIONS') {
+        answerCardPreflight(req, res);
+        return true;
+      }
       if (req.method === 'GET' || req.method === 'HEAD') {
         const handler = this.cardHandler(req, res);
-        if (!handler) return undefined;
+        if (!handler) return true;
         prepareCardResponse(req, res, this.cardBuiltAt);
-        return mounted(handler, req, res, next);
+        mounted(handler, req, res, next);
+        return true;
       }
     }
-    if (this.isRest(path)) return this.restAdmission.run(req, res, undefined, next);
-    if (path !== this.options.a2a.path || !this.rpc) return next();
+    if (this.isRest(path)) {
+      this.restAdmission.run(req, res, undefined, next);
+      return true;
+    }
+    if (path !== this.options.a2a.path || !this.rpc) return false;
     this.admission.run(req, res, undefined, next);
+    return true;
   }
 
   /** The endpoint, after the host's middleware: its guards, the stream caps, then the SDK, in the request's server span (a2aDoorSpan). */

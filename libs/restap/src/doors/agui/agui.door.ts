@@ -97,7 +97,7 @@ export class AguiDoor implements OnModuleInit {
     // Every run is a stream: it holds a slot of the open-stream caps until its response closes.
     this.endpoint = new DoorPipeline([kit.hostGuards(AguiEndpoint), kit.streamSlot(() => true)]);
     if (!options.agui.enabled) return;
-    adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.admit(req, res, next));
+    kit.admitBeforeHost(adapterHost.httpAdapter, (req, res, next) => this.admit(req, res, next));
   }
 
   /** After Nest registered the host's middleware and routes: the endpoint, behind them. */
@@ -112,10 +112,11 @@ export class AguiDoor implements OnModuleInit {
   }
 
   /** The checks before the host's middleware; a CORS preflight goes on untouched, to the host's CORS if any. */
-  private admit(req: Request, res: Response, next: NextFunction): void {
-    if (!this.isEndpoint(req) || req.method === 'OPTIONS') return next();
+  private admit(req: Request, res: Response, next: NextFunction): boolean {
+    if (!this.isEndpoint(req) || req.method === 'OPTIONS') return false;
     res.removeHeader('X-Powered-By');
     this.admission.run(req, res, undefined, next);
+    return true;
   }
 
   /** The endpoint, after the host's middleware: its guards, a stream slot, then the run. */

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Optional, type Type } from '@nestjs/common';
-import type { Request } from 'express';
+import type { HttpServer } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { ShuttingDownException } from '../../exceptions';
 import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
@@ -18,9 +19,18 @@ import { OAUTH_RESOURCE, type OAuthGate } from './auth/oauth-gate';
  * shutdown drain (503), the rate limit (429), the JSON body (415/413/400), the host's guards
  * (401/403) and the open-stream caps (429). Each answers a refusal in the module's JSON error shape.
  */
+/**
+ * A door's checks ahead of the host's middleware (see {@link DoorKit.admitBeforeHost}): true when
+ * the request is the door's (it answers it, or calls `next`), false when it is not (and `next` is
+ * not called).
+ */
+export type DoorAdmission = (req: Request, res: Response, next: NextFunction) => boolean;
+
 @Injectable()
 export class DoorKit {
   private readonly json: JsonBodyReader;
+  /** The doors' admissions, in the order they were added; one Express middleware runs them. */
+  private admissions?: DoorAdmission[];
 
   constructor(
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
@@ -31,6 +41,23 @@ export class DoorKit {
     @Optional() @Inject(OAUTH_RESOURCE) private readonly oauth: OAuthGate | null = null,
   ) {
     this.json = new JsonBodyReader(options.limits);
+  }
+
+  /**
+   * Adds a door's admission to the one Express middleware every door shares ahead of the host's
+   * middleware (registered by the first door to add one, while the application is created): the
+   * request is offered to each door in the order they were added, until one takes it.
+   */
+  admitBeforeHost(adapter: HttpServer | undefined, admission: DoorAdmission): void {
+    if (this.admissions) {
+      this.admissions.push(admission);
+      return;
+    }
+    const admissions: DoorAdmission[] = (this.admissions = [admission]);
+    adapter?.use((req: Request, res: Response, next: NextFunction) => {
+      for (let k = 0; k < admissions.length; k++) if (admissions[k](req, res, next)) return;
+      next();
+    });
   }
 
   /** 503 shutting_down (with `Retry-After`) once shutdown began, unless `spares(context)` (discovery keeps answering). */

@@ -93,7 +93,7 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
     this.endpoint = new DoorPipeline([kit.hostGuards(McpEndpoint), kit.streamSlot((req) => req.method === 'GET' || listens(req.body))]);
     this.adapter = { maxRequestBodySize: options.limits.bodyBytes };
     if (!options.mcp.enabled) return;
-    adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.admit(req, res, next));
+    kit.admitBeforeHost(adapterHost.httpAdapter, (req, res, next) => this.admit(req, res, next));
   }
 
   /** After Nest registered the host's middleware and routes: the endpoint, behind them. */
@@ -137,10 +137,11 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
   }
 
   /** The checks before the host's middleware: nothing of the body is read unless they pass. */
-  private admit(req: Request, res: Response, next: NextFunction): void {
-    if (!this.isEndpoint(req)) return next();
+  private admit(req: Request, res: Response, next: NextFunction): boolean {
+    if (!this.isEndpoint(req)) return false;
     res.removeHeader('X-Powered-By');
     this.admission.run(req, res, undefined, next);
+    return true;
   }
 
   /**

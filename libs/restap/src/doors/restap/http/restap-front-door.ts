@@ -47,12 +47,12 @@ export class RestapFrontDoor {
       kit.jsonBody<RouteMatch>('send the body as application/json.', (req, match) => req.method === 'POST' && !match.subpath && match.route !== 'catalog'),
     ]);
     // An application context without HTTP serves no routes.
-    adapterHost.httpAdapter?.use((req: Request, res: Response, next: NextFunction) => this.handle(req, res, next));
+    kit.admitBeforeHost(adapterHost.httpAdapter, (req, res, next) => this.handle(req, res, next));
   }
 
-  private handle(req: Request, res: Response, next: NextFunction): void {
+  private handle(req: Request, res: Response, next: NextFunction): boolean {
     const match = this.paths.match(req.path);
-    if (!match) return next();
+    if (!match) return false;
     res.removeHeader('X-Powered-By'); // Express announces itself on every answer; ours say nothing about the stack
     const { name, attributes } = this.spanOf(match.route, req.method);
     const door = startDoorSpan(name, req, res, attributes);
@@ -62,6 +62,7 @@ export class RestapFrontDoor {
       else next();
     });
     context.with(door, () => this.pipeline.run(req, res, match, serve));
+    return true;
   }
 
   /** The server span's name and attributes for `method` on `route`, made once per pair (methods are the few node:http parses). */

@@ -28,6 +28,14 @@ export interface AcceptedTalk {
   approval?: ApprovalAnswer;
 }
 
+/** The JSON answer of POST /talk; a field left undefined is not sent. */
+interface TalkJsonReply {
+  reply: string;
+  session_id: string | undefined;
+  message_id: string;
+  approval_required: unknown[] | undefined;
+}
+
 /** The JSON reply is one of two representations of POST /talk, chosen by Accept. */
 const VARY_ACCEPT = { Vary: 'Accept' };
 
@@ -102,13 +110,9 @@ export class TalkResponder {
     if (result.status === 'aborted') return;
     if (result.failure !== undefined) return this.sendError(res, result.failure, turn);
     if (res.destroyed) return;
-    const body = {
-      reply: result.text,
-      ...(turn.sessionId ? { session_id: turn.sessionId } : {}),
-      message_id: turn.messageId,
-      // The extension field of the `approval.required` events (docs/approvals.md); plain clients read the reply.
-      ...(result.approvals ? { approval_required: result.approvals } : {}),
-    };
+    // Fields left undefined are left out by JSON.stringify. The extension field `approval_required`
+    // carries the `approval.required` events (docs/approvals.md); plain clients read the reply.
+    const body: TalkJsonReply = { reply: result.text, session_id: turn.sessionId || undefined, message_id: turn.messageId, approval_required: result.approvals };
     writeJson(res, 200, JSON.stringify(body), VARY_ACCEPT);
   }
 
