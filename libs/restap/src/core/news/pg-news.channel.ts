@@ -80,6 +80,8 @@ export class PgNewsChannel {
   private readonly peers = new Map<string, Map<string, number>>();
   /** Until when (performance.now()) every hint is sent: {@link ANSWERS_MS} after LISTEN is in place. */
   private everyHintUntil = 0;
+  /** The last statement sent on the connection: the next waits for it (see {@link statement}). */
+  private tail: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly config: ClientConfig,
@@ -129,7 +131,7 @@ export class PgNewsChannel {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`no answer within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
     });
-    Promise.race([client.query(this.announcement('here', this.channels)), timeout])
+    Promise.race([this.statement(client, this.announcement('here', this.channels)), timeout])
       .catch((error: unknown) => this.lost(client, error))
       .finally(() => clearTimeout(timer));
   }
@@ -157,12 +159,13 @@ export class PgNewsChannel {
     }
     if (this.closed) return void client.end().catch(() => undefined);
     this.client = client;
+    this.tail = Promise.resolve();
     this.backoffMs = 100;
     if (this.down) this.logger.log('News wake-ups: LISTEN connection to PostgreSQL is back; held polls re-read their feeds.');
     this.down = false;
     this.everyHintUntil = performance.now() + Math.min(ANSWERS_MS, this.announceMs);
     // After LISTEN: of two instances connecting at once, the later one's `hi` reaches the earlier.
-    client.query(this.announcement('hi', this.channels)).catch((error: unknown) => this.lost(client, error));
+    this.statement(client, this.announcement('hi', this.channels)).catch((error: unknown) => this.lost(client, error));
     this.events.listening();
   }
 
@@ -203,7 +206,7 @@ export class PgNewsChannel {
       }
       if (payload) payloads.push(payload);
       // A simple query, not an extended one: one round trip without parse/bind (issue 41, round 4).
-      await client.query(payloads.map((p) => `NOTIFY ${client.escapeIdentifier(channel)}, ${client.escapeLiteral(p)}`).join('; '));
+      await this.statement(client, payloads.map((p) => `NOTIFY ${client.escapeIdentifier(channel)}, ${client.escapeLiteral(p)}`).join('; '));
       const rest = NOTIFY_SPACING_MS - (performance.now() - started);
       if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
     }
@@ -218,7 +221,18 @@ export class PgNewsChannel {
 
   /** Sends an announcement outside the outbox (rare: when instances come and go); a failure is the health check's to find. */
   private announce(kind: 'hi' | 'here', channel: string): void {
-    this.client?.query(this.announcement(kind, [channel])).catch(() => undefined);
+    if (this.client) this.statement(this.client, this.announcement(kind, [channel])).catch(() => undefined);
+  }
+
+  /**
+   * Sends `text` on `client` once the statement sent before it has its answer. The channels' hint
+   * lanes, the health check and the announcements share the one connection: node-postgres 8 queues
+   * a query sent while another runs only with a deprecation warning, and 9 refuses it.
+   */
+  private statement(client: Client, text: string): Promise<unknown> {
+    const sent = this.tail.then(() => client.query(text));
+    this.tail = sent.catch(() => undefined);
+    return sent;
   }
 
   /**
