@@ -3,7 +3,6 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { RESTAP_ENTITIES } from './persistence';
 import { RESTAP_DATA_SOURCE, restapDataSourceProvider } from './persistence/restap-data-source';
 import { RESTAP_ROUTE_DECORATORS } from './restap.constants';
-import { createRestapControllers } from './doors/restap/restap.controllers';
 import type { RestapModuleExtras } from './interfaces/restap-options.interface';
 import type { RestapModuleOptions } from './restap-options';
 
@@ -19,7 +18,6 @@ export const {
     ...definition,
     // Global, so that `@Capability({ news: true })` routes in any module reach the module's news service.
     global: true,
-    controllers: createRestapControllers(extras),
     // The DataSource is chosen here, not in @Module(): its name is an extra, known when forRoot or
     // forRootAsync is called, while the options of forRootAsync only exist once its factory ran.
     imports: [...(definition.imports ?? []), TypeOrmModule.forFeature(RESTAP_ENTITIES, extras.dataSource)],

@@ -27,7 +27,7 @@ import { RestapRouteMatcher } from './doors/restap/http/restap-route.matcher';
 import { ThrottlerStorageService, type ThrottlerStorage } from '@nestjs/throttler';
 import type { DataSource } from 'typeorm';
 import { SharedThrottlerStorage } from './doors/kit/rate-limit/restap-rate-limit.storage';
-import type { OptionalDoor, ResolvedRestapCoreOptions } from './interfaces/restap-options.interface';
+import type { OptionalDoor, ResolvedRestapCoreOptions, RestapModuleExtras } from './interfaces/restap-options.interface';
 import type { RestapModuleOptions, ResolvedRestapOptions } from './restap-options';
 import { createRestapControllers } from './doors/restap/restap.controllers';
 import { StorageCheck } from './persistence/storage.check';
@@ -154,14 +154,14 @@ function throttlerStorageOf(options: ResolvedRestapCoreOptions, dataSource?: Dat
 export class RestapModule extends RestapConfigurableModule {
   static override forRoot(options: typeof RESTAP_OPTIONS_TYPE): DynamicModule {
     return withOAuthGuard(
-      withDoors(withRouteGuards(super.forRoot(options), options), ALL_DOORS.filter((door) => (options[door] as { enabled?: unknown } | undefined)?.enabled === true)),
+      withDoors(withControllers(super.forRoot(options), options, Boolean(options.guards?.length)), ALL_DOORS.filter((door) => (options[door] as { enabled?: unknown } | undefined)?.enabled === true)),
       options.auth?.oauth !== undefined,
     );
   }
 
   static override forRootAsync(options: typeof RESTAP_ASYNC_OPTIONS_TYPE): DynamicModule {
     // The options come later: the guard is registered and passes everything at once unless auth.oauth is set.
-    return withOAuthGuard(withDoors(super.forRootAsync(options), options.doors ?? ALL_DOORS), true);
+    return withOAuthGuard(withDoors(withControllers(super.forRootAsync(options), options, true), options.doors ?? ALL_DOORS), true);
   }
 }
 
@@ -175,12 +175,12 @@ function withOAuthGuard(definition: DynamicModule, oauth: boolean): DynamicModul
 }
 
 /**
- * forRoot without the `guards` option: the /talk and /news controllers without the guard that
- * runs them, which would pass every request. forRootAsync keeps it: its guards come later.
+ * The /talk and /news controllers at the module's paths. `guarded`: with the guard that runs the
+ * `guards` option; forRoot without `guards` leaves it off (it would pass every request), forRootAsync
+ * keeps it (its guards come later).
  */
-function withRouteGuards(definition: DynamicModule, options: typeof RESTAP_OPTIONS_TYPE): DynamicModule {
-  if (options.guards?.length) return definition;
-  return { ...definition, controllers: createRestapControllers(options, false) };
+function withControllers(definition: DynamicModule, extras: RestapModuleExtras, guarded: boolean): DynamicModule {
+  return { ...definition, controllers: createRestapControllers(extras, guarded) };
 }
 
 /** The module definition with the modules of `doors` imported, and the list of them for `resolveLoadedOptions`. */

@@ -11,7 +11,7 @@ import { RestapGuardsRunner } from '../kit/guards/restap-guards.runner';
  * `guarded: false` (forRoot without `guards`) leaves the runner off, as it would pass everything.
  * `routeDecorators` are applied to both classes. The rate limit is not a guard: the front door applies it before the body is read.
  */
-export function createRestapControllers(extras: RestapModuleExtras, guarded = true): Array<Type<unknown>> {
+export function createRestapControllers(extras: RestapModuleExtras, guarded: boolean): Array<Type<unknown>> {
   const talkPath = extras.talkPath ?? DEFAULT_TALK_PATH;
   const newsPath = extras.newsPath ?? DEFAULT_NEWS_PATH;
   const controllers: Array<Type<unknown>> = [createTalkController(talkPath), createNewsController(newsPath)];
