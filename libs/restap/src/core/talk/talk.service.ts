@@ -204,7 +204,8 @@ export class TalkService {
         throw new InvalidRequestException('This turn has no new message and carries no result of a call the conversation waits for, nor an approval answer: there is nothing to continue.');
       }
       // Decided last, once nothing else can refuse the turn: a won decision is then always run.
-      if (this.approvals && turn.keyHash && turn.resumed) turn.decided = await this.decide(request, turn);
+      // Only a resumed session can answer an approval (no async call otherwise).
+      if (this.approvals && turn.keyHash && turn.resumed) turn.decided = await this.decide(this.approvals, request, turn.keyHash);
       let ran = false;
       return {
         sessionId,
@@ -276,19 +277,18 @@ export class TalkService {
     });
   }
 
-  /** The approvals this turn answers, decided (each won its conditional update), if any. */
-  private async decide(request: TurnRequest, turn: TurnState): Promise<DecidedApproval[] | undefined> {
-    if (!this.approvals || !turn.keyHash || !turn.resumed) return undefined;
+  /** The approvals this turn (resuming the session `keyHash`) answers, decided (each won its conditional update), if any. */
+  private async decide(approvals: ApprovalService, request: TurnRequest, keyHash: Buffer): Promise<DecidedApproval[] | undefined> {
     const given = request.approval;
     const answers = given === undefined ? undefined : Array.isArray(given) ? (given as readonly ApprovalAnswer[]) : [given as ApprovalAnswer];
     if (!answers) {
-      const answer = request.message === undefined ? undefined : await this.approvals.answerOfMessage(request.message, turn.keyHash);
-      return answer && [await this.approvals.decide(answer, turn.keyHash, request.caller)];
+      const answer = request.message === undefined ? undefined : await approvals.answerOfMessage(request.message, keyHash);
+      return answer && [await approvals.decide(answer, keyHash, request.caller)];
     }
     const decided: DecidedApproval[] = [];
     for (const answer of answers) {
       try {
-        decided.push(await this.approvals.decide(answer, turn.keyHash, request.caller));
+        decided.push(await approvals.decide(answer, keyHash, request.caller));
       } catch (error) {
         // Refused (unknown, decided, expired): nothing of it is pending, so nothing is lost by going on with those won.
         if (!decided.length || !(error instanceof HttpException)) throw error;
