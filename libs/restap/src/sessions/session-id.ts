@@ -31,7 +31,7 @@ export function resolveSessionId(req: Request, body?: unknown, sources: readonly
     const header = req.headers[SESSION_ID_HEADER];
     if (header !== undefined) chosen = parseSessionId(Array.isArray(header) ? header : header.trim());
   }
-  if (sources.includes('query')) {
+  if (sources.includes('query') && req.url.includes('?')) {
     const query = req.query;
     if (query && 'session_id' in query) {
       const id = parseSessionId(query.session_id);

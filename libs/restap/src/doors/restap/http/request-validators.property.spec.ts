@@ -17,7 +17,7 @@ const ID_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 const validSessionId = fc.string({ unit: fc.constantFrom(...ID_CHARS), minLength: 16, maxLength: 128 });
 const anyText = fc.string({ unit: 'binary', maxLength: 200 });
 const request = (body: unknown, headers: Record<string, unknown> = {}, query: Record<string, unknown> = {}): Request =>
-  ({ body, headers, query }) as unknown as Request;
+  ({ body, headers, query, url: Object.keys(query).length > 0 ? '/?query' : '/' }) as unknown as Request;
 
 /** Runs `fn`; a throw must be a RestapException with one of `statuses`. */
 function outcome<T>(fn: () => T, statuses: number[]): { ok: true; value: T } | { ok: false; error: RestapException } {
