@@ -273,12 +273,12 @@ export class TypeOrmNewsStore extends NewsStore {
     let stmt = this.recentStatements.get(feeds.length);
     if (!stmt) this.recentStatements.set(feeds.length, (stmt = statement(recentSql(feeds.length), `news.recent (${feeds.length} feeds)`)));
     const rows = await this.sql.query<RecentRow>(stmt, [limit, ...feeds, maxChars]);
-    return rows
-      .map((r): StoredNews => {
-        const row = { id: String(r.id), ts: Number(r.ts), body: r.body };
-        return r.cut ? { ...row, cut: { chars: Number(r.chars), type: r.type } } : row;
-      })
-      .reverse();
+    const items: StoredNews[] = [];
+    for (let k = rows.length - 1; k >= 0; k--) {
+      const r = rows[k];
+      items.push(r.cut ? { id: String(r.id), ts: Number(r.ts), body: r.body, cut: { chars: Number(r.chars), type: r.type } } : { id: String(r.id), ts: Number(r.ts), body: r.body });
+    }
+    return items;
   }
 }
 

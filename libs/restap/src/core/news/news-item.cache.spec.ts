@@ -35,6 +35,20 @@ describe('NewsItemCache (the parsed items of ctx.news)', () => {
     expect(again).toEqual({ type: 't', n: 2, pad: 'x'.repeat(80), timestamp: 1002, news_id: 'news_2' });
   });
 
+  it('keeps the row just stored when every older one was read since, dropping the oldest of those', () => {
+    const body = (n: number): string => `{"type":"t","n":${n},"pad":"${'x'.repeat(80)}"}`;
+    const cache = new NewsItemCache(body(1).length * 3);
+    const first = cache.itemOf(row(1, body(1)));
+    const second = cache.itemOf(row(2, body(2)));
+    const third = cache.itemOf(row(3, body(3)));
+    for (const [n, item] of [[1, first], [2, second], [3, third]] as const) expect(cache.itemOf(row(n, body(n)))).toBe(item);
+    const fourth = cache.itemOf(row(4, body(4))); // over budget: 1 goes
+    expect(cache.size).toBe(3);
+    expect(cache.itemOf(row(4, body(4)))).toBe(fourth);
+    expect(cache.itemOf(row(2, body(2)))).toBe(second);
+    expect(cache.itemOf(row(3, body(3)))).toBe(third);
+  });
+
   it('does not keep a body larger than the whole budget, and still answers it', () => {
     const cache = new NewsItemCache(10);
     expect(cache.itemOf(row(1))).toEqual({ type: 't', n: 1, timestamp: 1001, news_id: 'news_1' });

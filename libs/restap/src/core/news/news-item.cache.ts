@@ -7,6 +7,8 @@ interface Entry {
   ts: number;
   body: string;
   item: NewsItem;
+  /** Whether the entry was read since it last took its place in the map's order. */
+  used: boolean;
 }
 
 /** A text rendered of an item at one `itemChars` (see `newsText`). */
@@ -39,7 +41,7 @@ export function keepText(item: object, itemChars: number, text: string): void {
 }
 
 /**
- * Body characters the cache holds at most, by default (least recently used entries go first). The
+ * Body characters the cache holds at most, by default (entries unused the longest go first). The
  * parsed objects take several times their text, so this is a few MB of heap at most.
  */
 export const NEWS_ITEM_CACHE_CHARS = 1024 * 1024;
@@ -69,26 +71,42 @@ export class NewsItemCache {
   itemOf(row: StoredNews): NewsItem {
     const hit = this.entries.get(row.id);
     if (hit) {
-      this.drop(row.id, hit);
       if (hit.ts === row.ts && hit.body === row.body) {
-        this.entries.set(row.id, hit); // now the most recently used
-        this.chars += hit.body.length;
+        hit.used = true;
         return hit.item;
       }
+      this.drop(row.id, hit);
     }
     const parsed = toNewsItem(row); // V8's JSON.parse does not recurse: safe at any depth
     if (!withinDepth(parsed, this.maxDepth)) throw new Error(`it nests arrays/objects deeper than ${this.maxDepth} levels`);
     const item = deepFreeze(parsed);
     FROZEN_ITEMS.set(item, undefined);
     if (row.body.length <= this.maxChars) {
-      this.entries.set(row.id, { ts: row.ts, body: row.body, item });
+      const entry: Entry = { ts: row.ts, body: row.body, item, used: false };
+      this.entries.set(row.id, entry);
       this.chars += row.body.length;
-      for (const [id, entry] of this.entries) {
-        if (this.chars <= this.maxChars) break;
-        this.drop(id, entry);
-      }
+      this.evict(entry);
     }
     return item;
+  }
+
+  /**
+   * Drops entries, oldest in the map's order first, until the bodies fit in `maxChars`; `added`,
+   * just stored, stays. An entry read since it took its place is given a new place at the end
+   * instead (as if just stored), once.
+   */
+  private evict(added: Entry): void {
+    for (const [id, entry] of this.entries) {
+      if (this.chars <= this.maxChars) break;
+      if (entry === added) continue;
+      this.entries.delete(id);
+      if (entry.used) {
+        entry.used = false;
+        this.entries.set(id, entry);
+      } else {
+        this.chars -= entry.body.length;
+      }
+    }
   }
 
   /** Items held now (for tests). */

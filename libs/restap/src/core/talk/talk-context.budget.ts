@@ -49,15 +49,15 @@ export function cutNewsItem(row: StoredNews & { cut: NonNullable<StoredNews['cut
  * news source): the caller leaves it out rather than fail the turn.
  */
 export function newsText(item: NewsItem, itemChars: number): string | undefined {
-  if (CUT_ITEMS.has(item)) {
-    const { chars, preview } = item.truncated as Truncated;
-    return cutText(preview, itemChars, chars);
-  }
   // A stored item's text is kept with it by the news cache, which hands every turn the same frozen
   // item: without this, each turn stringified each of its items again (issue 19: with 20 items in
   // the feed, a /talk turn cost twice the CPU of one with none).
   const kept = keptText(item, itemChars);
   if (kept !== undefined) return kept;
+  if (CUT_ITEMS.has(item)) {
+    const { chars, preview } = item.truncated as Truncated;
+    return cutText(preview, itemChars, chars);
+  }
   let json: string | undefined;
   try {
     json = JSON.stringify(item);
@@ -93,13 +93,27 @@ function toolStepsChars(turn: TalkTurn): number {
   return chars;
 }
 
-/** A turn's context within its budget. */
+/** A turn's context within its budget. Its news arrays are frozen, and may be shared between turns. */
 export interface FittedContext {
   news: readonly NewsItem[];
   /** `newsText()` of each of `news`. */
   newsTexts: readonly string[];
   history: readonly TalkTurn[];
 }
+
+/** News fitted into a budget: what is kept of it, and the characters that takes. */
+interface NewsFit {
+  news: readonly NewsItem[];
+  newsTexts: readonly string[];
+  used: number;
+}
+
+/**
+ * The last news fitted whose every item came from the news cache (deeply frozen: its text never
+ * changes), with what it was fitted from. Turns read the same newest items of a feed until a new
+ * one is posted; such a turn, at the same budget, takes this fit as it is.
+ */
+let lastNewsFit: (NewsFit & { from: readonly NewsItem[]; itemChars: number; totalChars: number }) | undefined;
 
 /**
  * Fits news and history into `budget`, newest first: each item or message cut to `itemChars`,
@@ -113,19 +127,8 @@ export function fitContext(
   onSkip?: (item: NewsItem) => void,
 ): FittedContext {
   const { totalChars, itemChars } = budget;
-  const keptNews: Array<[NewsItem, string]> = [];
-  let used = 0;
-  for (let i = news.length - 1; i >= 0; i--) {
-    const text = newsText(news[i], itemChars);
-    if (text === undefined) {
-      onSkip?.(news[i]);
-      continue;
-    }
-    const size = NEWS_GUARD.length + 1 + text.length;
-    if (used + size > totalChars / 2) break;
-    used += size;
-    keptNews.push([news[i], text]);
-  }
+  const fit = fitNews(news, itemChars, totalChars, onSkip);
+  let used = fit.used;
   const keptHistory: TalkTurn[] = [];
   for (let i = history.length - 1; i >= 0; i--) {
     const turn = fitTurn(history[i], itemChars);
@@ -134,6 +137,42 @@ export function fitContext(
     used += size;
     keptHistory.push(turn);
   }
-  keptNews.reverse();
-  return { news: keptNews.map(([item]) => item), newsTexts: keptNews.map(([, text]) => text), history: keptHistory.reverse() };
+  return { news: fit.news, newsTexts: fit.newsTexts, history: keptHistory.reverse() };
+}
+
+const NO_NEWS: NewsFit = Object.freeze({ news: Object.freeze([]), newsTexts: Object.freeze([]), used: 0 });
+
+function fitNews(news: readonly NewsItem[], itemChars: number, totalChars: number, onSkip?: (item: NewsItem) => void): NewsFit {
+  if (!news.length) return NO_NEWS;
+  const last = lastNewsFit;
+  if (last && last.itemChars === itemChars && last.totalChars === totalChars && sameItems(last.from, news)) return last;
+  const kept: NewsItem[] = [];
+  const texts: string[] = [];
+  let used = 0;
+  let cached = true;
+  for (let i = news.length - 1; i >= 0; i--) {
+    let text = keptText(news[i], itemChars);
+    if (text === undefined) {
+      cached = false;
+      text = newsText(news[i], itemChars);
+      if (text === undefined) {
+        onSkip?.(news[i]);
+        continue;
+      }
+    }
+    const size = NEWS_GUARD.length + 1 + text.length;
+    if (used + size > totalChars / 2) break;
+    used += size;
+    kept.push(news[i]);
+    texts.push(text);
+  }
+  const fit: NewsFit = { news: Object.freeze(kept.reverse()), newsTexts: Object.freeze(texts.reverse()), used };
+  if (cached) lastNewsFit = { ...fit, from: Object.freeze(news.slice()), itemChars, totalChars };
+  return fit;
+}
+
+function sameItems(a: readonly NewsItem[], b: readonly NewsItem[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

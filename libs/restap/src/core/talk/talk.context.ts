@@ -75,7 +75,7 @@ class TurnContext implements TalkContext {
     this.sessionId = init.sessionId;
     this.messageId = init.messageId;
     this.history = history;
-    this.news = fitted.news.length ? Object.freeze([...fitted.news]) : NONE;
+    this.news = fitted.news.length ? fitted.news : NONE;
     this.tools = init.tools ?? NO_TOOLS;
     this.toMessages = () => messagesOf(init.systemPrompt, { ...fitted, history }, init.message, init.answered);
     this.#signal = init.signal;
