@@ -126,17 +126,22 @@ export class TypeOrmNewsStore extends NewsStore {
 
   /** One statement for a batch of one sequence; an item it skipped on its key is settled by a lookup. */
   private async appendBatch(sequence: string, batch: QueuedAppend[]): Promise<Array<NewsAppendResult | Promise<NewsAppendResult>>> {
-    const items = batch.map((q) => q.item);
-    const rows = await this.sql.query<AppendedRow>(sequence === GLOBAL_SEQUENCE ? APPEND_GLOBAL : APPEND_FEED, [
-      sequence,
-      items.length,
-      items.map((i) => i.feed),
-      items.map((i) => i.type),
-      items.map((i) => i.body),
-      items.map((i) => i.idempotencyKey ?? null),
-      items.map((i) => i.requestHash ?? null),
-    ]);
-    const byOrd = new Map(rows.map((r) => [Number(r.ord), r]));
+    const n = batch.length;
+    const feeds: string[] = [];
+    const types: string[] = [];
+    const bodies: string[] = [];
+    const keys: Array<string | null> = [];
+    const hashes: Array<Buffer | null> = [];
+    for (const { item } of batch) {
+      feeds.push(item.feed);
+      types.push(item.type);
+      bodies.push(item.body);
+      keys.push(item.idempotencyKey ?? null);
+      hashes.push(item.requestHash ?? null);
+    }
+    const rows = await this.sql.query<AppendedRow>(sequence === GLOBAL_SEQUENCE ? APPEND_GLOBAL : APPEND_FEED, [sequence, n, feeds, types, bodies, keys, hashes]);
+    const byOrd = new Map<number, AppendedRow>();
+    for (const row of rows) byOrd.set(Number(row.ord), row);
     return batch.map((q, k) => {
       const row = byOrd.get(k + 1);
       return row ? { outcome: 'created', id: String(row.id), ts: Number(row.ts) } : this.settleSkipped(q);
