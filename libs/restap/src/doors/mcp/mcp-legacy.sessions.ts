@@ -102,6 +102,11 @@ export class McpLegacySessions implements OnApplicationShutdown {
     endAtTokenExpiry(deadline, request.signal, () => session.transport.closeStandaloneSSEStream());
   }
 
+  /** True while this instance holds a session (only those can have subscribed to the news resource). */
+  get holdsSessions(): boolean {
+    return this.local.size > 0;
+  }
+
   /** A news item was committed (on any replica): the sessions held here that subscribed hear of it. */
   async newsCommitted(): Promise<void> {
     const held = [...this.local.values()];

@@ -52,7 +52,7 @@ export class McpNewsNotifier implements OnApplicationShutdown {
 
   private notify(): void {
     this.handler?.notify.resourceUpdated(NEWS_URI);
-    void this.sessions?.newsCommitted();
+    if (this.sessions?.holdsSessions) void this.sessions.newsCommitted();
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (!this.pending) return;
