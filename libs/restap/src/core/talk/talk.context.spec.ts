@@ -14,7 +14,7 @@ const turn = (role: TalkTurn['role'], content: string, status: TalkTurn['status'
 const news: NewsItem = { type: 'reply', timestamp: 1703012400000, news_id: 'news_1', from: 'agent-b', message: 'Your favorite color is blue.' };
 
 describe('TalkContext.toMessages() (OpenAI-style [{role, content}])', () => {
-  const base = { message: 'What is my favorite color?', sessionId: undefined, messageId: 'msg_1', signal: () => new AbortController().signal, headers: {} };
+  const base = { message: 'What is my favorite color?', sessionId: undefined, messageId: 'msg_1', signals: { signal: new AbortController().signal }, headers: {} };
 
   it('orders system prompt, guarded news (spec, "Surfacing /news to the agent"), history, then the new user message', () => {
     const ctx = createTalkContext({ ...base, systemPrompt: 'Be brief.', news: [news], history: [turn('user', 'Hi'), turn('assistant', 'Hello!')] });
@@ -90,7 +90,7 @@ describe('TalkContext.toMessages() (OpenAI-style [{role, content}])', () => {
   it('makes ctx.signal and ctx.headers when first read, and a handler may destructure them', () => {
     let made = 0;
     const controller = new AbortController();
-    const ctx = createTalkContext({ ...base, news: [], history: [], signal: () => (made++, controller.signal), headers: { 'x-trace': 'a' } });
+    const ctx = createTalkContext({ ...base, news: [], history: [], signals: { get signal() { made++; return controller.signal; } }, headers: { 'x-trace': 'a' } });
     expect(made).toBe(0);
     const { signal, headers, toMessages, message } = ctx;
     expect(signal).toBe(controller.signal);
@@ -136,7 +136,7 @@ describe('TalkContext.toMessages() (OpenAI-style [{role, content}])', () => {
 });
 
 describe('talk.contextBudget: a turn carries news and history within a size budget (issue 21, item 3)', () => {
-  const base = { message: 'now', sessionId: undefined, messageId: 'msg_1', signal: () => new AbortController().signal, headers: {} };
+  const base = { message: 'now', sessionId: undefined, messageId: 'msg_1', signals: { signal: new AbortController().signal }, headers: {} };
   const item = (n: number, size: number): NewsItem => ({ type: 't', timestamp: n, news_id: `news_${n}`, message: 'x'.repeat(size) });
 
   it('cuts a long item or message to itemChars with a marker, never inside a surrogate pair', () => {

@@ -16,8 +16,8 @@ export interface TalkContextInit {
   messageId: string;
   history: readonly TalkTurn[];
   news: readonly NewsItem[];
-  /** `ctx.signal`, made when the handler first asks for it (most handlers never do). */
-  signal: () => AbortSignal;
+  /** Holds `ctx.signal`, read when the handler first asks for it (most handlers never do): the turn's TalkRun. */
+  signals: { readonly signal: AbortSignal };
   headers: IncomingHttpHeaders;
   systemPrompt?: string;
   /** Size bounds of news and history (`talk.contextBudget`). @default DEFAULT_CONTEXT_BUDGET */
@@ -48,7 +48,9 @@ const NO_TOOLS: TalkTools = Object.freeze({
 export function createTalkContext(init: TalkContextInit): TalkContext {
   // A new session's turn with no news (the common first turn) has nothing to fit or copy.
   const fitted = init.news.length || init.history.length ? fitContext(init.news, init.history, init.budget ?? DEFAULT_CONTEXT_BUDGET, warnUnrenderable) : NOTHING_FITTED;
-  return new TurnContext(init, fitted);
+  const history = fitted.history.length ? Object.freeze(fitted.history.map(freezeTurn)) : NONE;
+  const shown = history === fitted.history ? fitted : { ...fitted, history };
+  return new TurnContext(init, shown, () => messagesOf(init.systemPrompt, shown, init.message, init.answered));
 }
 
 /**
@@ -65,31 +67,30 @@ class TurnContext implements TalkContext {
   readonly news: readonly NewsItem[];
   readonly tools: TalkTools;
   readonly toMessages: () => TalkMessage[];
-  readonly #signal: () => AbortSignal;
-  /** The request's headers, and their copy without the session header once read. */
-  readonly #headers: { readonly of: IncomingHttpHeaders; copy?: Readonly<IncomingHttpHeaders> };
+  /** What the context was built from: the signal's holder and the request's headers. */
+  readonly #init: TalkContextInit;
+  /** The headers' copy without the session header, once read. */
+  #headers?: Readonly<IncomingHttpHeaders>;
 
-  constructor(init: TalkContextInit, fitted: FittedContext) {
-    const history = fitted.history.length ? Object.freeze(fitted.history.map(freezeTurn)) : NONE;
+  constructor(init: TalkContextInit, fitted: FittedContext, toMessages: () => TalkMessage[]) {
     this.message = init.message ?? '';
     this.sessionId = init.sessionId;
     this.messageId = init.messageId;
-    this.history = history;
+    this.history = fitted.history;
     this.news = fitted.news.length ? fitted.news : NONE;
     this.tools = init.tools ?? NO_TOOLS;
-    this.toMessages = () => messagesOf(init.systemPrompt, { ...fitted, history }, init.message, init.answered);
-    this.#signal = init.signal;
-    this.#headers = { of: init.headers };
+    this.toMessages = toMessages;
+    this.#init = init;
     Object.freeze(this);
   }
 
   get signal(): AbortSignal {
-    return this.#signal();
+    return this.#init.signals.signal;
   }
 
   /** Copied (without the session header) when the handler first reads them. */
   get headers(): Readonly<IncomingHttpHeaders> {
-    return (this.#headers.copy ??= Object.freeze(withoutSessionHeader(this.#headers.of)));
+    return (this.#headers ??= Object.freeze(withoutSessionHeader(this.#init.headers)));
   }
 }
 

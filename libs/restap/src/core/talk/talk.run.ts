@@ -67,31 +67,52 @@ export class TalkRun {
   /**
    * Invokes the handler and feeds `emit` every chunk, awaiting the promise it returns, if any
    * (backpressure), until the turn stops. Never throws: handler failures come back as an 'error'
-   * outcome.
+   * outcome. A whole reply returned at once and handed over without waiting is settled at once:
+   * the outcome then comes back as it is, not as a promise.
    */
-  async pump(invoke: () => unknown, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TalkOutcome> {
+  pump(invoke: () => unknown, emit: (chunk: TalkChunk) => void | Promise<void>): TalkOutcome | Promise<TalkOutcome> {
+    if (this.stopReason) return this.outcome('');
+    const startedAt = Date.now();
+    let result: unknown;
+    try {
+      result = invoke();
+    } catch (error) {
+      return this.failed('', error);
+    }
+    if (typeof result !== 'string') return this.pull(result, emit);
+    // A whole reply returned at once is one chunk: nothing to pull, nothing to time out unless
+    // handing it over waits (SSE backpressure).
+    let handed: void | Promise<void>;
+    try {
+      const chunk = normalizeChunk(result);
+      if (!chunk) return this.outcome('');
+      handed = emit(chunk);
+    } catch (error) {
+      return this.failed(result, error);
+    }
+    return handed ? this.handOver(handed, result, startedAt) : this.outcome(result);
+  }
+
+  /** The whole reply `text`, once `handed` (its one chunk's hand-over) settled or the turn stopped. */
+  private async handOver(handed: Promise<void>, text: string, startedAt: number): Promise<TalkOutcome> {
+    const timer = setTimeout(() => this.stop('timeout'), Math.max(0, this.timeoutMs - (Date.now() - startedAt)));
+    try {
+      await this.orStop(handed);
+    } catch (error) {
+      return this.failed(text, error);
+    } finally {
+      clearTimeout(timer);
+    }
+    return this.outcome(text);
+  }
+
+  /** Pulls the handler's chunks from `result` (a stream, an iterable or a promise) until it ends or the turn stops. */
+  private async pull(result: unknown, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TalkOutcome> {
     let text = '';
     let source: ChunkSource | undefined;
     let finished = false;
-    const startedAt = Date.now();
-    let timer: NodeJS.Timeout | undefined;
+    const timer = setTimeout(() => this.stop('timeout'), this.timeoutMs);
     try {
-      if (this.stopReason) return this.outcome(text);
-      const result = invoke();
-      // A whole reply returned at once is one chunk: nothing to pull, nothing to time out unless
-      // handing it over waits (SSE backpressure).
-      if (typeof result === 'string') {
-        const chunk = normalizeChunk(result);
-        if (!chunk) return this.outcome(text);
-        text = result;
-        const handed = emit(chunk);
-        if (handed) {
-          timer = setTimeout(() => this.stop('timeout'), Math.max(0, this.timeoutMs - (Date.now() - startedAt)));
-          await this.orStop(handed);
-        }
-        return this.outcome(text);
-      }
-      timer = setTimeout(() => this.stop('timeout'), this.timeoutMs);
       source = openChunkSource(result);
       for (;;) {
         const step = await this.nextOrStop(source);
@@ -109,12 +130,17 @@ export class TalkRun {
         if (this.stopReason) break;
       }
     } catch (error) {
-      if (!this.stopReason) return { status: 'error', text, error };
+      return this.failed(text, error);
     } finally {
-      if (timer) clearTimeout(timer);
+      clearTimeout(timer);
       if (!finished) source?.cancel();
     }
     return this.outcome(text);
+  }
+
+  /** A failure of the handler or of the hand-over: an 'error' outcome, unless the turn was stopped meanwhile. */
+  private failed(text: string, error: unknown): TalkOutcome {
+    return this.stopReason ? this.outcome(text) : { status: 'error', text, error };
   }
 
   /** The source's next value, or STOPPED as soon as the turn stops, whichever comes first. */

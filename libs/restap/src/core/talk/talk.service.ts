@@ -11,7 +11,7 @@ import { RestapReplicas } from '../lifecycle/restap-replicas.service';
 import { isStorageError } from '../../persistence/storage-errors';
 import { hashSessionId, mintSessionId } from '../../sessions/session-id';
 import { randomToken } from '../../sessions/random-token';
-import { RestapDrain } from '../lifecycle/restap-drain.service';
+import { RestapDrain, type DrainableWork } from '../lifecycle/restap-drain.service';
 import type { RestapCaller } from '../caller';
 import { CapabilityTools } from '../tools/capability-tools';
 import { createTalkTools, resultText, ToolStepLog } from '../tools/talk-tools';
@@ -27,7 +27,7 @@ import type { ApprovalAnswer, ApprovalRequest } from '../approvals/approval.type
 import { approvalQuestionText, TurnApprovals } from '../approvals/turn-approvals';
 import { toolNameOf } from '../tools/tool-names';
 import { InvalidRequestException } from '../../exceptions';
-import { startTurnSpan, traceSuffix } from '../telemetry/restap.telemetry';
+import { startTurnSpan, traceSuffix, type TurnSpan } from '../telemetry/restap.telemetry';
 
 /** One turn as a door asks for it: the message, the session to continue (if any), who asks. */
 export interface TurnRequest {
@@ -146,6 +146,26 @@ export class TalkService {
   private readonly logger = new Logger('Restap');
   /** The turns to store as they stand if still running after OPEN_TURN_AFTER_MS (see storeOpen): one timer for them all. */
   private readonly openLater = new TurnDeadlines<TurnState>(OPEN_TURN_AFTER_MS, (turn) => this.storeOpen(turn));
+  /** How a turn's news is read (`contextBudget.itemChars` per item), the same for every turn. */
+  private newsReadOptions?: { maxChars: number };
+
+  /** Runs an opened turn once (OpenTurn.run), in its span's context, and ends the span. */
+  private readonly runOpened = async (opened: TurnHandle, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TurnResult> => {
+    const { turn, talkRun: run, span, handler, ctx } = opened;
+    const invoke = (): unknown => handler.invoke(ctx);
+    let status = 'error';
+    try {
+      // As in open(): the turn's own context, entered only when it is not the one already active.
+      const result = await (context.active() === span.context
+        ? this.execute(turn, opened.caller, run, invoke, emit)
+        : context.with(span.context, () => this.execute(turn, opened.caller, run, invoke, emit)));
+      status = result.status;
+      return result;
+    } finally {
+      span.end(status, run.stopReason);
+      opened.finished?.();
+    }
+  };
 
   constructor(
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
@@ -197,38 +217,21 @@ export class TalkService {
     const run = new TalkRun(talk.timeoutMs);
     // The session shows in traces only as a prefix of the hash it is stored under.
     const span = startTurnSpan(this.options.agent.name, turn.keyHash?.toString('hex', 0, 8), turn.messageId, this.options.telemetry?.captureContent === true);
-    const finished = this.drain ? this.drain.track({ stop: () => run.stop('shutdown') }) : () => undefined;
+    const opened = new TurnHandle(turn, run, span, request.caller, handler, this.runOpened);
+    if (this.drain) opened.finished = this.drain.track(opened);
     try {
-      const ctx = await context.with(span.context, () => this.createContext(turn, request, run));
+      // A span that records nothing leaves the turn in the caller's own context: nothing to enter.
+      opened.ctx = await (context.active() === span.context ? this.createContext(turn, request, run) : context.with(span.context, () => this.createContext(turn, request, run)));
       if (request.message === undefined && !turn.answered.length && !(request.approval && this.approvals)) {
         throw new InvalidRequestException('This turn has no new message and carries no result of a call the conversation waits for, nor an approval answer: there is nothing to continue.');
       }
       // Decided last, once nothing else can refuse the turn: a won decision is then always run.
       // Only a resumed session can answer an approval (no async call otherwise).
       if (this.approvals && turn.keyHash && turn.resumed) turn.decided = await this.decide(this.approvals, request, turn.keyHash);
-      let ran = false;
-      return {
-        sessionId,
-        messageId: turn.messageId,
-        keyHash: turn.keyHash,
-        stop: (reason) => run.stop(reason === 'cancel' ? 'disconnect' : reason),
-        run: async (emit) => {
-          if (ran) throw new Error('OpenTurn.run() runs a turn once.');
-          ran = true;
-          let status = 'error';
-          try {
-            const result = await context.with(span.context, () => this.execute(turn, request.caller, run, () => handler.invoke(ctx), emit));
-            status = result.status;
-            return result;
-          } finally {
-            span.end(status, run.stopReason);
-            finished();
-          }
-        },
-      };
+      return opened;
     } catch (error) {
       span.end('error', 'open_failed');
-      finished();
+      opened.finished?.();
       throw error;
     }
   }
@@ -246,7 +249,7 @@ export class TalkService {
     // Storage hands over at most `itemChars` of each item and turn: a huge one is never read whole.
     const historyRead = turn.resumed && turn.keyHash ? this.store.loadHistory(turn.keyHash, talk.historyLimit, budget.itemChars) : undefined;
     // A session minted for this turn has no feed yet: read only what every session may see.
-    const newsRead = this.newsSource?.forTalk(turn.resumed ? turn.sessionId : undefined, { maxChars: budget.itemChars });
+    const newsRead = this.newsSource?.forTalk(turn.resumed ? turn.sessionId : undefined, (this.newsReadOptions ??= { maxChars: budget.itemChars }));
     // A new session's turn awaits its news read alone: no Promise.all, no empty arrays of its own.
     let history: readonly TalkTurn[] = NONE;
     let news: readonly NewsItem[] = NONE;
@@ -267,12 +270,12 @@ export class TalkService {
       messageId: turn.messageId,
       history,
       news,
-      signal: () => run.signal,
+      signals: run,
       headers: caller.headers,
       systemPrompt: talk.systemPrompt,
       budget,
       // Calls run with the credentials of the request that started the turn, no more.
-      ...(offered ? { tools: createTalkTools(talk.tools ? this.tools : undefined, caller, run.signal, turn.toolSteps, turn.approvals, turn.clientTools) } : {}),
+      tools: offered ? createTalkTools(talk.tools ? this.tools : undefined, caller, run.signal, turn.toolSteps, turn.approvals, turn.clientTools) : undefined,
       answered: turn.answered,
     });
   }
@@ -337,7 +340,8 @@ export class TalkService {
             return handed;
           }
         : emit;
-    const outcome = await run.pump(invoke, pumped);
+    const pumping = run.pump(invoke, pumped);
+    const outcome = pumping instanceof Promise ? await pumping : pumping;
     const asked = approvals?.asked.length ? approvals.asked : undefined;
     const handedOver = toolSteps.handedOver.length && outcome.status === 'complete' ? toolSteps.handedOver.map(({ id, name, arguments: args }) => ({ id, name, arguments: args })) : undefined;
     if (asked && outcome.status === 'complete' && turn.approvalsInReply !== false) {
@@ -361,10 +365,13 @@ export class TalkService {
       this.logFailure('Could not store a /talk turn', error, turn);
       return { status: 'complete', text: outcome.text, failure: error };
     }
-    return withSide(
-      { status: 'complete', text: outcome.text, ...(asked ? { approvals: asked, approvalCalls: { ...approvals!.callIds } } : {}), ...(handedOver ? { handedOver } : {}) },
-      sideStored,
-    );
+    const result: TurnResult = { status: 'complete', text: outcome.text };
+    if (asked) {
+      result.approvals = asked;
+      result.approvalCalls = { ...approvals!.callIds };
+    }
+    if (handedOver) result.handedOver = handedOver;
+    return withSide(result, sideStored);
   }
 
   /**
@@ -474,6 +481,41 @@ function handOver(emit: (chunk: TalkChunk) => void | Promise<void>, chunk: TalkC
 function withSide(result: TurnResult, sideStored: boolean): TurnResult {
   if (sideStored) result.sideStored = true;
   return result;
+}
+
+/** An opened turn as the door holds it (OpenTurn); the drain stops it as `shutdown`. */
+class TurnHandle implements OpenTurn, DrainableWork {
+  readonly sessionId?: string;
+  readonly messageId: string;
+  readonly keyHash?: Buffer;
+  /** The handler's context, once loaded. */
+  ctx!: TalkContext;
+  /** Ends the drain's following of the turn (RestapDrain.track); none without a drain. */
+  finished?: () => void;
+  private ran = false;
+
+  constructor(
+    readonly turn: TurnState,
+    readonly talkRun: TalkRun,
+    readonly span: TurnSpan,
+    readonly caller: RestapCaller,
+    readonly handler: RegisteredHandler,
+    private readonly runOnce: (opened: TurnHandle, emit: (chunk: TalkChunk) => void | Promise<void>) => Promise<TurnResult>,
+  ) {
+    this.sessionId = turn.sessionId;
+    this.messageId = turn.messageId;
+    this.keyHash = turn.keyHash;
+  }
+
+  run(emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TurnResult> {
+    if (this.ran) return Promise.reject(new Error('OpenTurn.run() runs a turn once.'));
+    this.ran = true;
+    return this.runOnce(this, emit);
+  }
+
+  stop(reason: TurnStopReason = 'shutdown'): void {
+    this.talkRun.stop(reason === 'cancel' ? 'disconnect' : reason);
+  }
 }
 
 /** What the service keeps of an open turn. */
