@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { context, createContextKey, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Context } from '@opentelemetry/api';
+import { context, createContextKey, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import { ATTR, TELEMETRY_SCOPE } from './telemetry.names';
-import { meters, seconds, startClock } from './restap.metrics';
+import { meters, seconds, startClock, type Instruments } from './restap.metrics';
 
 /**
  * The module's tracer. `trace.getTracer` hands back a proxy that follows whichever tracer provider
@@ -81,30 +81,47 @@ export function startTurnSpan(agentName: string, conversationRef: string | undef
   const m = meters();
   const startedAt = startClock(m);
   const parent = context.active();
-  const span = tracer.startSpan(`invoke_agent ${agentName}`, { kind: SpanKind.INTERNAL }, parent);
-  const recording = span.isRecording();
-  if (recording) {
-    span.setAttribute(ATTR.genAiOperationName, 'invoke_agent');
-    span.setAttribute(ATTR.genAiAgentName, agentName);
-    span.setAttribute(ATTR.restapMessageId, messageId);
-    if (conversationRef) span.setAttribute(ATTR.genAiConversationId, conversationRef);
-  }
-  const turnContext = recording ? trace.setSpan(parent, span) : parent;
-  return {
-    context: captureContent && recording ? turnContext.setValue(CAPTURE_CONTENT, true) : turnContext,
-    end(status, stopped) {
-      if (recording) {
-        span.setAttribute(ATTR.restapTurnStatus, status);
-        if (stopped) span.setAttribute(ATTR.restapTurnStopped, stopped);
-        if (status === 'error') {
-          span.setAttribute(ATTR.errorType, stopped ?? 'agent_error');
-          span.setStatus({ code: SpanStatusCode.ERROR });
-        }
-        span.end();
+  const span = tracer.startSpan(turnSpanName(agentName), TURN_SPAN_OPTIONS, parent);
+  if (!span.isRecording()) return new OneTurnSpan(parent, undefined, m, startedAt);
+  span.setAttribute(ATTR.genAiOperationName, 'invoke_agent');
+  span.setAttribute(ATTR.genAiAgentName, agentName);
+  span.setAttribute(ATTR.restapMessageId, messageId);
+  if (conversationRef) span.setAttribute(ATTR.genAiConversationId, conversationRef);
+  const turnContext = trace.setSpan(parent, span);
+  return new OneTurnSpan(captureContent ? turnContext.setValue(CAPTURE_CONTENT, true) : turnContext, span, m, startedAt);
+}
+
+const TURN_SPAN_OPTIONS = Object.freeze({ kind: SpanKind.INTERNAL });
+let turnSpanNames: { agentName: string; name: string } | undefined;
+
+/** `invoke_agent {agentName}`, made once for the agent's name. */
+function turnSpanName(agentName: string): string {
+  if (turnSpanNames?.agentName !== agentName) turnSpanNames = { agentName, name: `invoke_agent ${agentName}` };
+  return turnSpanNames.name;
+}
+
+/** A turn's span (`span` undefined when it records nothing) and the start of its duration metric. */
+class OneTurnSpan implements TurnSpan {
+  constructor(
+    readonly context: Context,
+    private readonly span: Span | undefined,
+    private readonly m: Instruments,
+    private readonly startedAt: number,
+  ) {}
+
+  end(status: string, stopped?: string): void {
+    const { span, m } = this;
+    if (span) {
+      span.setAttribute(ATTR.restapTurnStatus, status);
+      if (stopped) span.setAttribute(ATTR.restapTurnStopped, stopped);
+      if (status === 'error') {
+        span.setAttribute(ATTR.errorType, stopped ?? 'agent_error');
+        span.setStatus({ code: SpanStatusCode.ERROR });
       }
-      if (m.enabled) m.turnDuration.record(seconds(startedAt), { [ATTR.restapTurnStatus]: status });
-    },
-  };
+      span.end();
+    }
+    if (m.enabled) m.turnDuration.record(seconds(this.startedAt), { [ATTR.restapTurnStatus]: status });
+  }
 }
 
 /** What a model call reported, as far as a chat span records it. */
