@@ -37,7 +37,7 @@ export function parseTalkRequest(req: Request, maxLength: number): TalkRequest {
   checkTurnMessage(message, maxLength);
   const sessionId = resolveSessionId(req, body);
   const approval = parseApproval((body as { approval?: unknown }).approval);
-  return { message, ...(sessionId === undefined ? {} : { sessionId }), ...(approval ? { approval } : {}) };
+  return { message, sessionId, approval };
 }
 
 /**

@@ -39,6 +39,9 @@ interface TalkJsonReply {
 /** The JSON reply is one of two representations of POST /talk, chosen by Accept. */
 const VARY_ACCEPT = { Vary: 'Accept' };
 
+/** The JSON reply's emit: the text comes whole with the turn's result. */
+const noEmit = (): void => undefined;
+
 /**
  * The RESTAP door of a turn: validates and negotiates POST /talk (synchronously, so every request
  * error is a plain JSON error), opens the turn on the core `TalkService` and delivers it as JSON
@@ -59,7 +62,7 @@ export class TalkResponder {
     const { talk } = this.options;
     const { message, sessionId, approval } = parseTalkRequest(req, talk.maxMessageLength);
     const format = negotiateTalkFormat(req.headers.accept, talk.streaming);
-    return { message, format, ...(talk.sessions && sessionId !== undefined ? { sessionId } : {}), ...(approval ? { approval } : {}) };
+    return { message, format, sessionId: talk.sessions ? sessionId : undefined, approval };
   }
 
   /**
@@ -85,7 +88,7 @@ export class TalkResponder {
         caller: callerOf(req),
         approval: accepted.approval,
         // A completed reply's final frames ride the statement that stores the turn (one commit).
-        ...(resumable ? { side: (ending: TurnEnding) => (ending.status === 'complete' ? recorder?.finalSide() : undefined) } : {}),
+        side: resumable ? (ending: TurnEnding) => (ending.status === 'complete' ? recorder?.finalSide() : undefined) : undefined,
       });
       // Gone before it saw a frame: nobody knows this turn's id to resume it.
       if (gone) turn.stop('disconnect');
@@ -106,7 +109,7 @@ export class TalkResponder {
 
   /** JSON: the whole reply, stored before it is sent so the next turn sees it. */
   private async reply(turn: OpenTurn, res: Response): Promise<void> {
-    const result = await turn.run(() => undefined);
+    const result = await turn.run(noEmit);
     if (result.status === 'aborted') return;
     if (result.failure !== undefined) return this.sendError(res, result.failure, turn);
     if (res.destroyed) return;
