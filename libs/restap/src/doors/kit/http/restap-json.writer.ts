@@ -10,7 +10,7 @@ const JSON_UTF8 = `${CONTENT_TYPE_JSON}; charset=utf-8`;
  */
 export function writeJson(res: ServerResponse, status: number, json: string, headers?: Record<string, string>): void {
   res.statusCode = status;
-  if (headers) for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  if (headers) for (const name in headers) res.setHeader(name, headers[name]);
   res.setHeader('Content-Type', JSON_UTF8);
   res.setHeader('Cache-Control', 'no-store');
   res.end(json);
