@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { GroupCommit } from './group-commit';
-import { binaryArray, PG_ELEMENT, type BinaryArrayValue } from './pg-binary-array';
+import { binaryArray, PG_ELEMENT } from './pg-binary-array';
 import { RestapSql, statement } from './restap-sql';
 import type { TurnSideRow, TurnSideTable } from './session.store';
 import { TalkFrameStore, type StoredTalkFrames, type TalkFramesRow, type TalkFramesState, type TalkFramesSummary } from './talk-frame.store';
@@ -18,14 +18,13 @@ const runValues = (row: TalkFramesRow): RunValues => [row.messageId, row.firstId
  * backslashes throughout) go as their UTF-8 bytes, neither escaped nor hex-encoded.
  */
 function runParams(rows: ReadonlyArray<RunValues>): Buffer[] {
-  const column = <T extends BinaryArrayValue>(k: number): T[] => rows.map((row) => row[k] as T);
   return [
-    binaryArray(PG_ELEMENT.text, column(0)),
-    binaryArray(PG_ELEMENT.int4, column(1)),
-    binaryArray(PG_ELEMENT.int4, column(2)),
-    binaryArray(PG_ELEMENT.bytea, column(3)),
-    binaryArray(PG_ELEMENT.text, column(4)),
-    binaryArray(PG_ELEMENT.text, column(5)),
+    binaryArray(PG_ELEMENT.text, rows, 0),
+    binaryArray(PG_ELEMENT.int4, rows, 1),
+    binaryArray(PG_ELEMENT.int4, rows, 2),
+    binaryArray(PG_ELEMENT.bytea, rows, 3),
+    binaryArray(PG_ELEMENT.text, rows, 4),
+    binaryArray(PG_ELEMENT.text, rows, 5),
   ];
 }
 
