@@ -34,6 +34,12 @@ export interface TurnSideTable {
   readonly columns: ReadonlyArray<readonly [name: string, arrayType: string]>;
   /** The write, given the FROM item yielding the rows. */
   readonly write: (rows: string) => string;
+  /**
+   * The batch's rows as the statement's parameters, one per column, in order. Default: an array of
+   * each column's values (node-postgres writes it as an array literal); a table may give them in
+   * binary form instead (see binaryArray).
+   */
+  readonly params?: (rows: ReadonlyArray<readonly unknown[]>) => unknown[];
 }
 
 /** One row of a {@link TurnSideTable}, its values in the table's column order. */

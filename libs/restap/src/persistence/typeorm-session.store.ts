@@ -279,7 +279,8 @@ export class TypeOrmSessionStore implements SessionStore {
     const tables = [...sides.keys()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const table of tables) {
       const rows = sides.get(table) as Array<readonly unknown[]>;
-      table.columns.forEach((_, k) => params.push(rows.map((row) => row[k])));
+      if (table.params) params.push(...table.params(rows));
+      else table.columns.forEach((_, k) => params.push(rows.map((row) => row[k])));
     }
     const key = tables.map((table) => table.name).join(' ');
     let stmt = cache.get(key);

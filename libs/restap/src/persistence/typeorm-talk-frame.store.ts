@@ -1,25 +1,37 @@
 import { Injectable } from '@nestjs/common';
 import { GroupCommit } from './group-commit';
+import { binaryArray, PG_ELEMENT } from './pg-binary-array';
 import { RestapSql, statement } from './restap-sql';
 import type { TurnSideRow, TurnSideTable } from './session.store';
 import { TalkFrameStore, type StoredTalkFrames, type TalkFramesRow, type TalkFramesState, type TalkFramesSummary } from './talk-frame.store';
 
 const COLUMNS = 'message_id, first_id, last_id, key_hash, frames, state';
 
-/**
- * The rows' columns as the appends select them. A run's frames (JSON text, quotes and backslashes
- * throughout) travel as their UTF-8 bytes, a `bytea[]` element: node-postgres sends those as hex,
- * where each `text[]` element would be escaped by two regular-expression replaces.
- */
-const FROM_SENT = `message_id, first_id, last_id, key_hash, convert_from(frames, 'UTF8'), state`;
+/** A run's values in the column order of COLUMNS. */
+type RunValues = readonly [messageId: string, firstId: number, lastId: number, keyHash: Buffer, frames: string, state: string];
 
-/** A run's frames as sent (see FROM_SENT). */
-const sentFrames = (frames: string): Buffer => Buffer.from(frames, 'utf8');
+const runValues = (row: TalkFramesRow): RunValues => [row.messageId, row.firstId, row.lastId, row.keyHash, row.frames, row.state];
+
+/**
+ * A batch of runs as the parameters of `unnest($1::text[], $2::int[], $3::int[], $4::bytea[],
+ * $5::text[], $6::text[])`, in PostgreSQL's binary array form: a run's frames (JSON text, quotes and
+ * backslashes throughout) go as their UTF-8 bytes, neither escaped nor hex-encoded.
+ */
+function runParams(rows: ReadonlyArray<RunValues>): Buffer[] {
+  return [
+    binaryArray(PG_ELEMENT.text, rows, 0),
+    binaryArray(PG_ELEMENT.int4, rows, 1),
+    binaryArray(PG_ELEMENT.int4, rows, 2),
+    binaryArray(PG_ELEMENT.bytea, rows, 3),
+    binaryArray(PG_ELEMENT.text, rows, 4),
+    binaryArray(PG_ELEMENT.text, rows, 5),
+  ];
+}
 
 /** Every running turn's frames that waited meanwhile, in one INSERT (see GroupCommit). */
 export const APPEND_FRAMES = statement(
   `INSERT INTO restap_talk_frames (${COLUMNS})
-   SELECT ${FROM_SENT} FROM unnest($1::text[], $2::int[], $3::int[], $4::bytea[], $5::bytea[], $6::text[]) AS w(${COLUMNS})
+   SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::bytea[], $5::text[], $6::text[])
    ON CONFLICT (message_id, first_id) DO NOTHING`,
   'talk.frames-append',
 );
@@ -73,8 +85,9 @@ const SWEEP = statement(
 /** A turn's final run written in the statement that stores the turn (TalkFrameStore.sideRow). */
 const FRAMES_SIDE: TurnSideTable = {
   name: 'talk.frames',
-  columns: [['message_id', 'text[]'], ['first_id', 'int[]'], ['last_id', 'int[]'], ['key_hash', 'bytea[]'], ['frames', 'bytea[]'], ['state', 'text[]']],
-  write: (rows) => `INSERT INTO restap_talk_frames (${COLUMNS}) SELECT ${FROM_SENT} FROM ${rows} ON CONFLICT (message_id, first_id) DO NOTHING`,
+  columns: [['message_id', 'text[]'], ['first_id', 'int[]'], ['last_id', 'int[]'], ['key_hash', 'bytea[]'], ['frames', 'text[]'], ['state', 'text[]']],
+  write: (rows) => `INSERT INTO restap_talk_frames (${COLUMNS}) SELECT ${COLUMNS} FROM ${rows} ON CONFLICT (message_id, first_id) DO NOTHING`,
+  params: (rows) => runParams(rows as ReadonlyArray<RunValues>),
 };
 
 /** Rows one append statement takes at most. */
@@ -127,18 +140,11 @@ export class TypeOrmTalkFrameStore extends TalkFrameStore {
   }
 
   override sideRow(row: TalkFramesRow): TurnSideRow {
-    return { table: FRAMES_SIDE, values: [row.messageId, row.firstId, row.lastId, row.keyHash, sentFrames(row.frames), row.state] };
+    return { table: FRAMES_SIDE, values: runValues(row) };
   }
 
   private async write(rows: TalkFramesRow[]): Promise<void[]> {
-    await this.sql.query(APPEND_FRAMES, [
-      rows.map((r) => r.messageId),
-      rows.map((r) => r.firstId),
-      rows.map((r) => r.lastId),
-      rows.map((r) => r.keyHash),
-      rows.map((r) => sentFrames(r.frames)),
-      rows.map((r) => r.state),
-    ]);
+    await this.sql.query(APPEND_FRAMES, runParams(rows.map(runValues)));
     return rows.map(() => undefined);
   }
 }

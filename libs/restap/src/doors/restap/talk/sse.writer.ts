@@ -79,6 +79,12 @@ export class SseWriter {
     if (!this.closed) this.res.write(text);
   }
 
+  /** {@link push} with the frame's data already serialized (its JSON text, whose `event` field is `event`). */
+  pushData(event: string, data: string): void {
+    const text = this.framed(event, data);
+    if (!this.closed) this.res.write(text);
+  }
+
   /**
    * Writes a frame kept earlier, under its own id and with its data as stored (a resumed stream):
    * backpressure as for `send`.
@@ -94,7 +100,10 @@ export class SseWriter {
   /** One SSE frame: `id:` (resumable streams), `event:`, `data:` with the payload (whose `event` field is the event name), blank line. */
   private frame(event: string, payload: Record<string, unknown>): string {
     const { event: _ignored, ...fields } = payload;
-    const data = JSON.stringify({ event, ...fields });
+    return this.framed(event, JSON.stringify({ event, ...fields }));
+  }
+
+  private framed(event: string, data: string): string {
     if (!this.ids) return `event: ${event}\ndata: ${data}\n\n`;
     const id = ++this.lastId;
     this.ids.onFrame?.(event, data);

@@ -146,8 +146,12 @@ export class TalkResponder {
       }
       return sse.end();
     }
-    if (result.failure === undefined) sse.push('message.end', { id: turn.messageId });
-    else {
+    if (result.failure === undefined) {
+      // A final run stored with the turn already holds this message.end's data.
+      const endData = recorder?.endData;
+      if (endData !== undefined) sse.pushData('message.end', endData);
+      else sse.push('message.end', { id: turn.messageId });
+    } else {
       const { body } = toErrorBody(result.failure);
       sse.push('error', { message: body.message, error: body.error });
     }

@@ -29,8 +29,8 @@ export class TalkFrameRecorder {
   private cut = false;
   private closed = false;
   private timer?: NodeJS.Timeout;
-  /** Set by {@link finalSide}: a final run was handed to the turn's statement. */
-  private side = false;
+  /** Set by {@link finalSide}: the data of the `message.end` in the final run handed to the turn's statement. */
+  private side?: string;
 
   constructor(
     private readonly store: TalkFrameStore,
@@ -48,7 +48,7 @@ export class TalkFrameRecorder {
     if (this.closed) return;
     if (event === 'done') return this.close(id);
     if (this.cut) return;
-    const kept = event === 'message.start' ? JSON.stringify({ event, id: this.messageId }) : data;
+    const kept = event === 'message.start' ? withoutSession(data) : data;
     this.frames += 1;
     this.bytes += kept.length + event.length;
     if (this.frames > this.limits.maxFrames || this.bytes > this.limits.maxBytes) {
@@ -85,7 +85,7 @@ export class TalkFrameRecorder {
     // No `open` run may take these frames meanwhile: the side row's first id would then conflict.
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.side = true;
+    this.side = endData;
     return row;
   }
 
@@ -94,10 +94,15 @@ export class TalkFrameRecorder {
    * (the stream's next frames are that `message.end`, then `done`); nothing more is written.
    */
   sideStored(): void {
-    if (!this.side) return;
+    if (this.side === undefined) return;
     this.pending = [];
     this.closed = true;
     this.written(this.messageId);
+  }
+
+  /** The data of the `message.end` the stream sends next, once {@link sideStored}: as kept in the final run. */
+  get endData(): string | undefined {
+    return this.closed ? this.side : undefined;
   }
 
   /** Stops keeping frames: the stream ended without `done`; a resume of it ends with agent_interrupted. */
@@ -148,4 +153,11 @@ export class TalkFrameRecorder {
       state,
     };
   }
+}
+
+/** message.start's data as SseWriter wrote it (`event`, `id`, then `session_id`), without the session_id. */
+function withoutSession(data: string): string {
+  // Inside a JSON string every quote is escaped: the first `,"session_id":` is the field.
+  const at = data.indexOf(',"session_id":');
+  return at < 0 ? data : `${data.slice(0, at)}}`;
 }
