@@ -102,6 +102,22 @@ describe.each(['global', 'session'] as const)('issue 6, item 1 — one error sha
     expect([huge.status, JSON.parse(huge.text).error]).toEqual([413, 'payload_too_large']);
   });
 
+  // A capability's own route is the host's controller behind the host's ValidationPipe: class-transformer
+  // recurses through the body and overflowed the stack (500) on a body a few thousand levels deep.
+  it.each(BODIES)('POST /text/echo (a capability route) with a body that is %s: never 5xx, never HTML, always the shape', async (_name, body) => {
+    await expectContract({ method: 'POST', path: '/text/echo', headers: json, body });
+  });
+
+  it('a capability route refuses a body nested past limits.maxJsonDepth with 400 invalid_request before the host\'s pipes; within it, it answers', async () => {
+    const nested = (n: number): string => `{"text":"hi","extra":${'['.repeat(n)}${']'.repeat(n)}}`;
+    for (const levels of [64, 1_500, 5_000]) {
+      const answer = await send({ method: 'POST', path: '/text/echo', headers: json, body: nested(levels) });
+      expect({ levels, status: answer.status, error: JSON.parse(answer.text).error }).toEqual({ levels, status: 400, error: 'invalid_request' });
+    }
+    const within = await send({ method: 'POST', path: '/text/echo', headers: json, body: nested(40) });
+    expect([within.status, JSON.parse(within.text).echoed_text]).toEqual([200, 'hi']);
+  });
+
   it.each(CONTENT_TYPES)('POST with %s: 2xx or an error in the shape (415 for what is not UTF-8 JSON)', async (_name, headers) => {
     for (const path of ['/talk', '/news']) {
       const status = await expectContract({ method: 'POST', path, headers: { ...headers, ...session }, body: '{"message":"hi","type":"t"}' });

@@ -153,7 +153,10 @@ export interface RestapNewsOptions {
 export interface RestapLimitsOptions {
   /** Largest JSON body on /talk and /news, bytes (413 payload_too_large past it). @default 1048576 (1 MiB) */
   bodyBytes?: number;
-  /** Deepest nesting of arrays and objects in a JSON body (400 invalid_request past it). @default 64 */
+  /**
+   * Deepest nesting of arrays and objects in a JSON body (400 invalid_request past it), on the
+   * module's routes and on the `@Capability()` routes (checked ahead of the host's pipes). @default 64
+   */
   maxJsonDepth?: number;
   /**
    * A refusal answered before the body is read (413, 415, 429, 503) closes the connection, but

@@ -16,3 +16,6 @@ export function withinDepth(value: unknown, max: number): boolean {
     [node, depth] = next;
   }
 }
+
+/** The refusal's wording for a body that `withinDepth` refused. */
+export const tooDeepMessage = (max: number): string => `The request body nests arrays/objects deeper than the ${max} levels allowed.`;

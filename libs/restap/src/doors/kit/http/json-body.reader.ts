@@ -2,7 +2,7 @@ import bodyParser from 'body-parser';
 import type { Request, RequestHandler, Response } from 'express';
 import typeIs from 'type-is';
 import { InvalidJsonException, InvalidRequestException, PayloadTooLargeException, UnsupportedMediaTypeException, type RestapException } from '../../../exceptions';
-import { withinDepth } from '../../../text/json-depth';
+import { tooDeepMessage, withinDepth } from '../../../text/json-depth';
 import { declaredTooLarge } from './declared-length';
 import { lingeringClose, type LingeringCloseLimits } from './lingering-close';
 import { writeDoorError } from './door-error.writer';
@@ -61,7 +61,7 @@ export class JsonBodyReader {
       if (!error) {
         // Deep nesting would only fail later (JSON.stringify, PostgreSQL's json parser) as a 5xx.
         if (!withinDepth(req.body, maxJsonDepth)) {
-          return refuse(res, new InvalidRequestException(`The request body nests arrays/objects deeper than the ${maxJsonDepth} levels allowed.`));
+          return refuse(res, new InvalidRequestException(tooDeepMessage(maxJsonDepth)));
         }
         return next();
       }
