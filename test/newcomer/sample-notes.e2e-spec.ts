@@ -41,6 +41,27 @@ describe('issue 40 item 12: the sample has a second domain with real state in Po
     expect(await bad.json()).toMatchObject({ error: 'invalid_request' });
   });
 
+  // Non-negotiable 4 (bad input gets a clear error, never a 500): PostgreSQL text cannot hold U+0000 and
+  // the id column is a 32-bit integer; both reached the database and came back as 500 internal_error.
+  it('over HTTP: a NUL character in a title, body or filter is 400 invalid_request; an id past the column\'s range is 404, never a 500', async () => {
+    const refusals: Array<[string, RequestInit?]> = [
+      ['/notes?q=a%00b'],
+      ['/notes', { method: 'POST', headers: json, body: JSON.stringify({ title: 'a\u0000b' }) }],
+      ['/notes', { method: 'POST', headers: json, body: JSON.stringify({ title: 't', body: '\u0000' }) }],
+      ['/notes/digest', { method: 'POST', headers: json, body: JSON.stringify({ q: '\u0000' }) }],
+    ];
+    for (const [path, init] of refusals) {
+      const answer = await fetch(`${agent.url}${path}`, init);
+      expect({ path, status: answer.status, body: await answer.json() }).toMatchObject({ path, status: 400, body: { error: 'invalid_request', message: expect.stringMatching(/NUL/) } });
+    }
+    for (const id of ['2147483648', '99999999999999999999', '0']) {
+      for (const method of ['GET', 'DELETE']) {
+        const answer = await fetch(`${agent.url}/notes/${id}`, { method });
+        expect({ id, method, status: answer.status, body: await answer.json() }).toEqual({ id, method, status: 404, body: { error: 'not_found', message: `No note ${Number(id)}.` } });
+      }
+    }
+  });
+
   it('over MCP: the notes_* tools, a note created by one call is found by the next', async () => {
     const client = await connectClient('2.x auto', `${agent.url}/mcp`);
     try {

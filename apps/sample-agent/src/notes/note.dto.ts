@@ -1,18 +1,23 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDateString, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsDateString, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+
+/** PostgreSQL text cannot hold U+0000: refused here (400) rather than by the database (a 500). */
+const NoNul = (): PropertyDecorator => Matches(/^[^\u0000]*$/, { message: '$property must not contain the NUL character (U+0000)' });
 
 export class CreateNoteDto {
   @ApiProperty({ description: 'A short title', example: 'Groceries' })
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
+  @NoNul()
   title: string;
 
   @ApiPropertyOptional({ description: 'The note itself', example: 'Milk, eggs, bread' })
   @IsOptional()
   @IsString()
   @MaxLength(10_000)
+  @NoNul()
   body?: string;
 }
 
@@ -21,6 +26,7 @@ export class ListNotesQuery {
   @IsOptional()
   @IsString()
   @MaxLength(200)
+  @NoNul()
   q?: string;
 
   @ApiPropertyOptional({ description: 'At most this many notes, newest first', example: 20 })
@@ -64,6 +70,7 @@ export class DigestNotesDto {
   @IsOptional()
   @IsString()
   @MaxLength(200)
+  @NoNul()
   q?: string;
 
   @ApiPropertyOptional({ description: 'At most this many notes, newest first', example: 50 })

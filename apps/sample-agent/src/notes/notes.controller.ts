@@ -11,6 +11,10 @@ import { CreateNoteDto, DeletedNoteDto, DigestNotesDto, ListNotesQuery, NoteDto,
 /** How long the digest spends on each note, ms (RESTAP_NOTES_DIGEST_STEP_MS): it stands for a slow summariser. */
 export const NOTES_DIGEST_STEP_MS = Symbol('NOTES_DIGEST_STEP_MS');
 
+/** The id column is PostgreSQL's 32-bit serial: an id past it names no note (and the database would refuse it, a 500). */
+const MAX_NOTE_ID = 2_147_483_647;
+const isNoteId = (id: number): boolean => id >= 1 && id <= MAX_NOTE_ID;
+
 const view = (note: Note): NoteDto => ({ id: note.id, title: note.title, body: note.body, created_at: note.createdAt.toISOString() });
 /** `%` and `_` in the filter are text, not LIKE wildcards. */
 const likePattern = (q: string): string => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -80,7 +84,7 @@ export class NotesController {
   @Get(':id')
   @Capability({ id: 'notes.get', title: 'Get a note', description: 'One note by its id', output: NoteDto })
   async get(@Param('id', ParseIntPipe) id: number): Promise<NoteDto> {
-    const note = await this.notes.findOneBy({ id });
+    const note = isNoteId(id) ? await this.notes.findOneBy({ id }) : null;
     if (!note) throw new NotFoundException(`No note ${id}.`);
     return view(note);
   }
@@ -96,7 +100,7 @@ export class NotesController {
     approval: (args) => `Delete note ${String(args.id)} for good?`,
   })
   async remove(@Param('id', ParseIntPipe) id: number): Promise<DeletedNoteDto> {
-    const { affected } = await this.notes.delete({ id });
+    const { affected } = isNoteId(id) ? await this.notes.delete({ id }) : { affected: 0 };
     if (!affected) throw new NotFoundException(`No note ${id}.`);
     return { id, deleted: true };
   }
