@@ -1,5 +1,8 @@
 import type { NewsWakeups, WakeupTopic } from './news-wakeups';
 
+/** The characters encodeURIComponent leaves as they are: a key of only these (a message or task id) is sent as it is. */
+const URI_PLAIN = /^[A-Za-z0-9_.!~*'()-]*$/;
+
 /**
  * Wake-ups about things named by a key (a task id, a turn's message id) on one channel of the
  * instance's LISTEN connection (NewsWakeups' topic): what the tasks of the MCP and A2A doors and
@@ -56,7 +59,7 @@ export class KeyedWakeups {
 
   /** Tells every instance, this one included, about `key` (send it once the write it announces has committed). Nothing when not started. */
   send(kind: string, key: string): void {
-    this.topic?.send(`${kind}${encodeURIComponent(key)}`);
+    this.topic?.send(kind + (URI_PLAIN.test(key) ? key : encodeURIComponent(key)));
   }
 
   /** Calls `listener` with every key of `kind` sent on any instance; returns the unsubscribe function. */
@@ -109,14 +112,18 @@ export class KeyedWakeups {
 
   private received(message: string): void {
     const kind = message.charAt(0);
-    let key: string;
-    try {
-      key = decodeURIComponent(message.slice(1));
-    } catch {
-      return;
+    let key = message.slice(1);
+    if (key.includes('%')) {
+      try {
+        key = decodeURIComponent(key);
+      } catch {
+        return;
+      }
     }
-    [...(this.waiters.get(kind + key) ?? [])].forEach((wake) => wake(true));
-    for (const listener of this.listeners.get(kind) ?? []) listener(key);
+    const waiters = this.waiters.size ? this.waiters.get(kind + key) : undefined;
+    if (waiters) [...waiters].forEach((wake) => wake(true));
+    const listeners = this.listeners.get(kind);
+    if (listeners) for (const listener of listeners) listener(key);
   }
 
   private wakeAll(): void {
