@@ -276,13 +276,14 @@ export class TypeOrmSessionStore implements SessionStore {
       await this.sql.query(alone, params);
       return;
     }
-    const tables = [...sides.keys()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const tables = [...sides.keys()];
+    if (tables.length > 1) tables.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const table of tables) {
       const rows = sides.get(table) as Array<readonly unknown[]>;
-      if (table.params) params.push(...table.params(rows));
+      if (table.params) for (const param of table.params(rows)) params.push(param);
       else table.columns.forEach((_, k) => params.push(rows.map((row) => row[k])));
     }
-    const key = tables.map((table) => table.name).join(' ');
+    const key = tables.length === 1 ? tables[0].name : tables.map((table) => table.name).join(' ');
     let stmt = cache.get(key);
     if (!stmt) cache.set(key, (stmt = build(tables)));
     await this.sql.query(stmt, params);

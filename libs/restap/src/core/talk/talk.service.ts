@@ -400,7 +400,9 @@ export class TalkService {
     }
     if (turn.side && store.appendTurnsWith) {
       const asked = turn.approvals?.asked.length ? turn.approvals.asked : undefined;
-      const side = turn.side({ status: outcome.status, text: outcome.text, ...(asked && outcome.status === 'complete' ? { approvals: asked } : {}) });
+      const ending: TurnEnding = { status: outcome.status, text: outcome.text };
+      if (asked && outcome.status === 'complete') ending.approvals = asked;
+      const side = turn.side(ending);
       if (side) {
         await store.appendTurnsWith(turn.keyHash, turns, side);
         return true;
