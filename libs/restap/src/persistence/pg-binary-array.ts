@@ -1,3 +1,5 @@
+import { Buffer } from 'node:buffer';
+
 /** Element type oids of the arrays {@link binaryArray} writes. */
 export const PG_ELEMENT = { int4: 23, text: 25, bytea: 17 } as const;
 

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { Logger } from '@nestjs/common';
 import { Client, type ClientConfig, type Notification } from 'pg';
 import type { DataSource } from 'typeorm';
