@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { GroupCommit } from './group-commit';
 import { RestapSql, statement, type RestapStatement } from './restap-sql';
 import { toStorableText } from '../text/storable-text';
+import { isoTimestamp } from '../text/iso-timestamp';
 import type { TalkRole, TalkToolStep, TalkTurn, TalkTurnStatus } from '../interfaces/talk.interface';
 import type { NewTalkTurn, OpenedTurn, SessionStore, TurnSideRow, TurnSideTable } from './session.store';
 import { CLOSE_TURNS, closeTurnsStatement, INTERRUPT_ORPHAN_TURNS, OPEN_TURNS } from './typeorm-open-turns.sql';
@@ -174,7 +175,7 @@ export class TypeOrmSessionStore implements SessionStore {
         messageIds.push(t.messageId);
         roles.push(t.role);
         contents.push(toStorableText(t.content));
-        createdAts.push(t.createdAt.toISOString());
+        createdAts.push(isoTimestamp(t.createdAt));
       }
     }
     const rows = await this.sql.query<{ id: string | number; message_id: string }>(OPEN_TURNS, [keys, messageIds, roles, contents, createdAts, batch[0].runner]);
@@ -202,7 +203,7 @@ export class TypeOrmSessionStore implements SessionStore {
         // The user's message was stored while the turn ran: only its status changes.
         const reply = t.role === 'assistant';
         contents.push(reply ? toStorableText(t.content) : null);
-        createdAts.push(reply ? t.createdAt.toISOString() : null);
+        createdAts.push(reply ? isoTimestamp(t.createdAt) : null);
         toolSteps.push(reply && t.toolSteps?.length ? JSON.stringify(t.toolSteps, storableStrings) : null);
       });
     }
@@ -253,7 +254,7 @@ export class TypeOrmSessionStore implements SessionStore {
         // A client's message was checked on the way in; a model's reply cannot be refused.
         contents.push(toStorableText(t.content));
         statuses.push(t.status);
-        createdAts.push(t.createdAt.toISOString());
+        createdAts.push(isoTimestamp(t.createdAt));
         toolSteps.push(t.toolSteps?.length ? JSON.stringify(t.toolSteps, storableStrings) : null);
       }
     }
