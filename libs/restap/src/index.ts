@@ -1,6 +1,7 @@
 export { RestapModule } from './restap.module';
 export { RESTAP_MODULE_OPTIONS, RESTAP_OPTIONS_TYPE, RESTAP_ASYNC_OPTIONS_TYPE } from './restap.module-definition';
 export { Capability } from './decorators/capability.decorator';
+export { IsStorableText } from './decorators/is-storable-text.decorator';
 export { Talk } from './decorators/talk.decorator';
 export { News } from './decorators/news.decorator';
 export { NewsService } from './core/news/news.service';

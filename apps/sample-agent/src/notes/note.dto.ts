@@ -1,23 +1,21 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDateString, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
-
-/** PostgreSQL text cannot hold U+0000: refused here (400) rather than by the database (a 500). */
-const NoNul = (): PropertyDecorator => Matches(/^[^\u0000]*$/, { message: '$property must not contain the NUL character (U+0000)' });
+import { IsDateString, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsStorableText } from 'nestjs-restap';
 
 export class CreateNoteDto {
   @ApiProperty({ description: 'A short title', example: 'Groceries' })
   @IsString()
   @IsNotEmpty()
   @MaxLength(200)
-  @NoNul()
+  @IsStorableText()
   title: string;
 
   @ApiPropertyOptional({ description: 'The note itself', example: 'Milk, eggs, bread' })
   @IsOptional()
   @IsString()
   @MaxLength(10_000)
-  @NoNul()
+  @IsStorableText()
   body?: string;
 }
 
@@ -26,7 +24,7 @@ export class ListNotesQuery {
   @IsOptional()
   @IsString()
   @MaxLength(200)
-  @NoNul()
+  @IsStorableText()
   q?: string;
 
   @ApiPropertyOptional({ description: 'At most this many notes, newest first', example: 20 })
@@ -70,7 +68,7 @@ export class DigestNotesDto {
   @IsOptional()
   @IsString()
   @MaxLength(200)
-  @NoNul()
+  @IsStorableText()
   q?: string;
 
   @ApiPropertyOptional({ description: 'At most this many notes, newest first', example: 50 })

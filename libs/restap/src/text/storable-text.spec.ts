@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { InvalidRequestException } from '../exceptions';
-import { assertStorableJsonb, assertStorableText, toStorableText, unstorableTextReason } from './storable-text';
+import { assertStorableJsonb, assertStorableText, STORABLE_TEXT_PATTERN, toStorableText, unstorableTextReason } from './storable-text';
 
 describe('one rule for strings reaching storage (issue 21, item 4)', () => {
   it.each([
@@ -34,5 +34,13 @@ describe('one rule for strings reaching storage (issue 21, item 4)', () => {
     for (let i = 0; i < 100_000; i++) deep = [deep];
     expect(() => assertStorableJsonb(deep, 'data')).toThrow(InvalidRequestException);
     expect(() => assertStorableJsonb({ ok: ['\ud800', 1, null] }, 'data')).not.toThrow();
+  });
+});
+
+describe('STORABLE_TEXT_PATTERN', () => {
+  const samples = ['', 'plain', 'é ü', '😀 pair', '\ud83d\ude00', 'a\u0000b', '\u0000', 'lone \ud800', 'lone \udc00 end', '\udc00\ud800', 'x\ud83d', '\ud83d\ude00\ud83d'];
+  it.each(['', 'u'])('agrees with unstorableTextReason on every sample (flags %p)', (flags) => {
+    const pattern = new RegExp(STORABLE_TEXT_PATTERN.source, flags);
+    for (const value of samples) expect({ value, storable: pattern.test(value) }).toEqual({ value, storable: unstorableTextReason(value) === undefined });
   });
 });

@@ -22,6 +22,12 @@ import { InvalidRequestException } from '../exceptions/invalid-request.exception
 /** Matches what a PostgreSQL text column cannot keep: NUL, and UTF-16 surrogates without their pair. */
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
+/**
+ * The same rule as a whole-string pattern, for a DTO's validator and the JSON Schema it becomes
+ * (`IsStorableText()`): only storable characters, a surrogate only with its pair. Written to read
+ * alike with and without the `u` flag (JSON Schema validators such as Ajv compile with it).
+ */
+export const STORABLE_TEXT_PATTERN = /^(?:[^\u0000\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])*$/;
 
 /** What is wrong with `value` for a text column, or undefined when it can be stored as is. */
 export function unstorableTextReason(value: string): string | undefined {
