@@ -7,9 +7,9 @@ let hourText = '';
 const pad2 = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
 
 /**
- * `date.toISOString()`, the text up to the hour made once per hour and the rest written here: V8's
- * toISOString is a C++ builtin that asks ICU for the time zone and formats with snprintf on every
- * call, for the two timestamps of each stored turn. An invalid date throws the same RangeError.
+ * `date.toISOString()`, the text up to the hour made once per hour and the rest written here (the
+ * turn rows' `created_at`; toISOString itself is a C++ builtin call each time). An invalid date
+ * throws the same RangeError.
  *
  * @example
  * isoTimestamp(new Date(1764970937123)); // '2025-12-05T21:42:17.123Z'
