@@ -27,6 +27,8 @@ interface PgPool {
   query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
+const rowsOf = (result: { rows: unknown[] }): unknown[] => result.rows;
+
 /** A connection-level failure's own message (no request data in it); else only the code. */
 const CONNECTION_MESSAGE = /^(connect |read |write )?(ECONN|ETIMEDOUT|EPIPE|ENOTFOUND|EHOSTUNREACH|EAI_AGAIN)|Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is closed|Cannot use a pool after calling end|terminating connection|Query read timeout/i;
 
@@ -66,13 +68,30 @@ export class RestapSql {
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
   ) {}
 
-  async query<T>(stmt: RestapStatement, params: unknown[]): Promise<T[]> {
+  query<T>(stmt: RestapStatement, params: unknown[]): Promise<T[]> {
     const pool = this.pool();
+    if (!pool) return this.queryDataSource<T>(stmt, params);
+    // The pool's promise, taken on by one then(): no async frame of its own (each turn sends two).
+    try {
+      this.dataSource.logger.logQuery(stmt.text);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    try {
+      const config = this.options.storage.preparedStatements ? { name: stmt.name, text: stmt.text, values: params } : { text: stmt.text, values: params };
+      return pool.query(config).then(rowsOf, (error: unknown) => {
+        throw this.failure(stmt, error);
+      }) as Promise<T[]>;
+    } catch (error) {
+      return Promise.reject(this.failure(stmt, error));
+    }
+  }
+
+  /** `query` through TypeORM's own `query()`, for a driver that is not node-postgres. */
+  private async queryDataSource<T>(stmt: RestapStatement, params: unknown[]): Promise<T[]> {
     this.dataSource.logger.logQuery(stmt.text);
     try {
-      if (!pool) return (await this.dataSource.query(stmt.text, params)) as T[];
-      const config = this.options.storage.preparedStatements ? { name: stmt.name, text: stmt.text, values: params } : { text: stmt.text, values: params };
-      return (await pool.query(config)).rows as T[];
+      return (await this.dataSource.query(stmt.text, params)) as T[];
     } catch (error) {
       throw this.failure(stmt, error);
     }

@@ -274,17 +274,21 @@ export class TypeOrmNewsStore extends NewsStore {
     return this.recentReads.submit(`${limit} ${cap} ${feeds.join(' ')}`, { feeds, limit, maxChars: cap });
   }
 
-  private async readRecent({ feeds, limit, maxChars }: RecentRead): Promise<StoredNews[]> {
+  private readRecent({ feeds, limit, maxChars }: RecentRead): Promise<StoredNews[]> {
     let stmt = this.recentStatements.get(feeds.length);
     if (!stmt) this.recentStatements.set(feeds.length, (stmt = statement(recentSql(feeds.length), `news.recent (${feeds.length} feeds)`)));
-    const rows = await this.sql.query<RecentRow>(stmt, [limit, ...feeds, maxChars]);
-    const items: StoredNews[] = [];
-    for (let k = rows.length - 1; k >= 0; k--) {
-      const r = rows[k];
-      items.push(r.cut ? { id: String(r.id), ts: Number(r.ts), body: r.body, cut: { chars: Number(r.chars), type: r.type } } : { id: String(r.id), ts: Number(r.ts), body: r.body });
-    }
-    return items;
+    return this.sql.query<RecentRow>(stmt, [limit, ...feeds, maxChars]).then(recentNewsOf);
   }
+}
+
+/** A recent read's rows (newest first) as the store hands them out, oldest first, in one loop. */
+function recentNewsOf(rows: RecentRow[]): StoredNews[] {
+  const items = new Array<StoredNews>(rows.length);
+  for (let k = rows.length - 1, i = 0; k >= 0; k--, i++) {
+    const r = rows[k];
+    items[i] = r.cut ? { id: String(r.id), ts: Number(r.ts), body: r.body, cut: { chars: Number(r.chars), type: r.type } } : { id: String(r.id), ts: Number(r.ts), body: r.body };
+  }
+  return items;
 }
 
 /**

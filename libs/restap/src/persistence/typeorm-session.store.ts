@@ -190,13 +190,9 @@ export class TypeOrmSessionStore implements SessionStore {
     const contents: Array<string | null> = [];
     const createdAts: Array<string | null> = [];
     const toolSteps: Array<string | null> = [];
-    const sides = new Map<TurnSideTable, Array<readonly unknown[]>>();
+    let sides: SideRows | undefined;
     for (const { opened, turns, side } of batch) {
-      if (side) {
-        const rows = sides.get(side.table);
-        if (rows) rows.push(side.values);
-        else sides.set(side.table, [side.values]);
-      }
+      if (side) sides = withSideRow(sides, side);
       turns.forEach((t, k) => {
         ids.push(opened.rowIds[k]);
         statuses.push(t.status);
@@ -233,29 +229,29 @@ export class TypeOrmSessionStore implements SessionStore {
   }
 
   private async writeTurns(batch: TurnsToAppend[]): Promise<void[]> {
-    const keys: Buffer[] = [];
-    const messageIds: string[] = [];
-    const roles: string[] = [];
-    const contents: string[] = [];
-    const statuses: string[] = [];
-    const createdAts: string[] = [];
-    const toolSteps: Array<string | null> = [];
-    const sides = new Map<TurnSideTable, Array<readonly unknown[]>>();
+    // Each column made at its length (the batch's turns counted first), not grown by push.
+    let count = 0;
+    for (const { turns } of batch) count += turns.length;
+    const keys = new Array<Buffer>(count);
+    const messageIds = new Array<string>(count);
+    const roles = new Array<string>(count);
+    const contents = new Array<string>(count);
+    const statuses = new Array<string>(count);
+    const createdAts = new Array<string>(count);
+    const toolSteps = new Array<string | null>(count);
+    let sides: SideRows | undefined;
+    let k = 0;
     for (const { keyHash, turns, side } of batch) {
-      if (side) {
-        const rows = sides.get(side.table);
-        if (rows) rows.push(side.values);
-        else sides.set(side.table, [side.values]);
-      }
+      if (side) sides = withSideRow(sides, side);
       for (const t of turns) {
-        keys.push(keyHash);
-        messageIds.push(t.messageId);
-        roles.push(t.role);
+        keys[k] = keyHash;
+        messageIds[k] = t.messageId;
+        roles[k] = t.role;
         // A client's message was checked on the way in; a model's reply cannot be refused.
-        contents.push(toStorableText(t.content));
-        statuses.push(t.status);
-        createdAts.push(isoTimestamp(t.createdAt));
-        toolSteps.push(t.toolSteps?.length ? JSON.stringify(t.toolSteps, storableStrings) : null);
+        contents[k] = toStorableText(t.content);
+        statuses[k] = t.status;
+        createdAts[k] = isoTimestamp(t.createdAt);
+        toolSteps[k++] = t.toolSteps?.length ? JSON.stringify(t.toolSteps, storableStrings) : null;
       }
     }
     await this.queryWithSides([keys, messageIds, roles, contents, statuses, createdAts, toolSteps], sides, APPEND_TURNS, this.withSides, appendTurnsStatement);
@@ -266,17 +262,14 @@ export class TypeOrmSessionStore implements SessionStore {
    * Sends `alone` with `params`, or, when doors gave side rows, the statement that also writes them
    * (one per set of side tables, built once and kept in `cache`), their columns appended to `params`.
    */
-  private async queryWithSides(
+  private queryWithSides(
     params: unknown[],
-    sides: Map<TurnSideTable, Array<readonly unknown[]>>,
+    sides: SideRows | undefined,
     alone: RestapStatement,
     cache: Map<string, RestapStatement>,
     build: (tables: TurnSideTable[]) => RestapStatement,
-  ): Promise<void> {
-    if (!sides.size) {
-      await this.sql.query(alone, params);
-      return;
-    }
+  ): Promise<unknown> {
+    if (!sides) return this.sql.query(alone, params);
     const tables = [...sides.keys()];
     if (tables.length > 1) tables.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const table of tables) {
@@ -287,8 +280,20 @@ export class TypeOrmSessionStore implements SessionStore {
     const key = tables.length === 1 ? tables[0].name : tables.map((table) => table.name).join(' ');
     let stmt = cache.get(key);
     if (!stmt) cache.set(key, (stmt = build(tables)));
-    await this.sql.query(stmt, params);
+    return this.sql.query(stmt, params);
   }
+}
+
+/** The side rows of a batch, by table; made only for a batch that has one. */
+type SideRows = Map<TurnSideTable, Array<readonly unknown[]>>;
+
+/** `sides` (made when undefined) with `side` added under its table. */
+function withSideRow(sides: SideRows | undefined, side: TurnSideRow): SideRows {
+  const all = sides ?? new Map<TurnSideTable, Array<readonly unknown[]>>();
+  const rows = all.get(side.table);
+  if (rows) rows.push(side.values);
+  else all.set(side.table, [side.values]);
+  return all;
 }
 
 /** jsonb cannot hold U+0000 either: the NULs of a model's or tool's strings are replaced like the contents'. */
