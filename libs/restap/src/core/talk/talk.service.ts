@@ -149,22 +149,13 @@ export class TalkService {
   /** How a turn's news is read (`contextBudget.itemChars` per item), the same for every turn. */
   private newsReadOptions?: { maxChars: number };
 
-  /** Runs an opened turn once (OpenTurn.run), in its span's context, and ends the span. */
-  private readonly runOpened = async (opened: TurnHandle, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TurnResult> => {
-    const { turn, talkRun: run, span, handler, ctx } = opened;
-    const invoke = (): unknown => handler.invoke(ctx);
-    let status = 'error';
-    try {
-      // As in open(): the turn's own context, entered only when it is not the one already active.
-      const result = await (context.active() === span.context
-        ? this.execute(turn, opened.caller, run, invoke, emit)
-        : context.with(span.context, () => this.execute(turn, opened.caller, run, invoke, emit)));
-      status = result.status;
-      return result;
-    } finally {
-      span.end(status, run.stopReason);
-      opened.finished?.();
-    }
+  /**
+   * Runs an opened turn once (OpenTurn.run) in its span's context (as in open(): entered only when
+   * it is not the one already active); `execute` ends the span.
+   */
+  private readonly runOpened = (opened: TurnHandle, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TurnResult> => {
+    const { context: turnContext } = opened.span;
+    return context.active() === turnContext ? this.execute(opened, emit) : context.with(turnContext, () => this.execute(opened, emit));
   };
 
   constructor(
@@ -221,7 +212,15 @@ export class TalkService {
     if (this.drain) opened.finished = this.drain.track(opened);
     try {
       // A span that records nothing leaves the turn in the caller's own context: nothing to enter.
-      opened.ctx = await (context.active() === span.context ? this.createContext(turn, request, run) : context.with(span.context, () => this.createContext(turn, request, run)));
+      const inTurn = context.active() === span.context;
+      const reads = inTurn ? this.startReads(turn) : context.with(span.context, () => this.startReads(turn));
+      // A new session's turn awaits its news read alone: no Promise.all, no empty arrays of its own.
+      let history: readonly TalkTurn[] = NONE;
+      let news: readonly NewsItem[] = NONE;
+      if (reads.history && reads.news) [history, news] = await Promise.all([reads.history, reads.news]);
+      else if (reads.history) history = await reads.history;
+      else if (reads.news) news = await reads.news;
+      opened.ctx = inTurn ? this.createContext(turn, request, run, history, news) : context.with(span.context, () => this.createContext(turn, request, run, history, news));
       if (request.message === undefined && !turn.answered.length && !(request.approval && this.approvals)) {
         throw new InvalidRequestException('This turn has no new message and carries no result of a call the conversation waits for, nor an approval answer: there is nothing to continue.');
       }
@@ -242,20 +241,26 @@ export class TalkService {
     return handler;
   }
 
-  private async createContext(turn: TurnState, request: TurnRequest, run: TalkRun): Promise<TalkContext> {
+  /**
+   * Starts the reads a turn's context needs: the session's history (a session the client sent) and
+   * the news the turn sees. Awaited by open() itself: no async frame between it and the store.
+   */
+  private startReads(turn: TurnState): TurnReads {
+    const { talk } = this.options;
+    const budget = talk.contextBudget;
+    return {
+      // Storage hands over at most `itemChars` of each item and turn: a huge one is never read whole.
+      history: turn.resumed && turn.keyHash ? this.store.loadHistory(turn.keyHash, talk.historyLimit, budget.itemChars) : undefined,
+      // A session minted for this turn has no feed yet: read only what every session may see.
+      news: this.newsSource?.forTalk(turn.resumed ? turn.sessionId : undefined, (this.newsReadOptions ??= { maxChars: budget.itemChars })),
+    };
+  }
+
+  /** The handler's context, from the turn and what startReads read. */
+  private createContext(turn: TurnState, request: TurnRequest, run: TalkRun, history: readonly TalkTurn[], news: readonly NewsItem[]): TalkContext {
     const { caller } = request;
     const { talk } = this.options;
     const budget = talk.contextBudget;
-    // Storage hands over at most `itemChars` of each item and turn: a huge one is never read whole.
-    const historyRead = turn.resumed && turn.keyHash ? this.store.loadHistory(turn.keyHash, talk.historyLimit, budget.itemChars) : undefined;
-    // A session minted for this turn has no feed yet: read only what every session may see.
-    const newsRead = this.newsSource?.forTalk(turn.resumed ? turn.sessionId : undefined, (this.newsReadOptions ??= { maxChars: budget.itemChars }));
-    // A new session's turn awaits its news read alone: no Promise.all, no empty arrays of its own.
-    let history: readonly TalkTurn[] = NONE;
-    let news: readonly NewsItem[] = NONE;
-    if (historyRead && newsRead) [history, news] = await Promise.all([historyRead, newsRead]);
-    else if (historyRead) history = await historyRead;
-    else if (newsRead) news = await newsRead;
     // The client's results of the calls the session waits for: the turn's first step, as if the model had just made it.
     const answered = request.clientResults?.length ? answeredClientStep(pendingClientCalls(history), request.clientResults) : undefined;
     if (answered) {
@@ -324,92 +329,112 @@ export class TalkService {
    * turn still running after {@link OPEN_TURN_AFTER_MS} is stored as it stands first (see
    * `storeOpen`).
    */
-  private async execute(turn: TurnState, caller: RestapCaller, run: TalkRun, invoke: () => unknown, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TurnResult> {
-    if (turn.keyHash && this.store.openTurn && this.store.closeTurn && this.replicas) {
-      turn.openDeadline = this.openLater.add(turn);
-    }
-    if (turn.decided) for (const decided of turn.decided) await this.answer(decided, turn, caller, emit);
-    const { approvals, toolSteps } = turn;
-    // Once a call waits for a person or the client and none is still running, the model is not asked again.
-    const pumped =
-      approvals || turn.clientTools
-        ? (chunk: TalkChunk): void | Promise<void> => {
-            const handed = emit(chunk);
-            if (approvals?.settled) run.stop('approval');
-            else if (toolSteps.handedOff) run.stop('client');
-            return handed;
-          }
-        : emit;
-    const pumping = run.pump(invoke, pumped);
-    const outcome = pumping instanceof Promise ? await pumping : pumping;
-    const asked = approvals?.asked.length ? approvals.asked : undefined;
-    const handedOver = toolSteps.handedOver.length && outcome.status === 'complete' ? toolSteps.handedOver.map(({ id, name, arguments: args }) => ({ id, name, arguments: args })) : undefined;
-    if (asked && outcome.status === 'complete' && turn.approvalsInReply !== false) {
-      for (const a of asked) handOver(emit, { event: 'approval.required', ...a });
-      const question = approvalQuestionText(asked);
-      const delta = outcome.text ? `\n\n${question}` : question;
-      handOver(emit, { event: 'message.delta', text: delta });
-      outcome.text += delta;
-    }
-    if (outcome.status === 'aborted') {
-      return withSide({ status: 'aborted', text: outcome.text }, await this.recordQuietly(turn, outcome));
-    }
-    if (outcome.status === 'error') {
-      const sideStored = await this.recordQuietly(turn, outcome);
-      return withSide({ status: 'error', text: outcome.text, failure: this.failureOf(outcome, turn) }, sideStored);
-    }
-    let sideStored: boolean;
+  private async execute(opened: TurnHandle, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TurnResult> {
+    const { turn, talkRun: run, caller } = opened;
+    // The span's status: the result's, 'error' should anything throw.
+    let status = 'error';
     try {
-      sideStored = await this.record(turn, outcome);
-    } catch (error) {
-      this.logFailure('Could not store a /talk turn', error, turn);
-      return { status: 'complete', text: outcome.text, failure: error };
+      if (turn.keyHash && this.store.openTurn && this.store.closeTurn && this.replicas) {
+        turn.openDeadline = this.openLater.add(turn);
+      }
+      if (turn.decided) for (const decided of turn.decided) await this.answer(decided, turn, caller, emit);
+      const { approvals, toolSteps } = turn;
+      const { handler, ctx } = opened;
+      const invoke = (): unknown => handler.invoke(ctx);
+      // Once a call waits for a person or the client and none is still running, the model is not asked again.
+      const pumped =
+        approvals || turn.clientTools
+          ? (chunk: TalkChunk): void | Promise<void> => {
+              const handed = emit(chunk);
+              if (approvals?.settled) run.stop('approval');
+              else if (toolSteps.handedOff) run.stop('client');
+              return handed;
+            }
+          : emit;
+      const pumping = run.pump(invoke, pumped);
+      const outcome = pumping instanceof Promise ? await pumping : pumping;
+      const asked = approvals?.asked.length ? approvals.asked : undefined;
+      const handedOver = toolSteps.handedOver.length && outcome.status === 'complete' ? toolSteps.handedOver.map(({ id, name, arguments: args }) => ({ id, name, arguments: args })) : undefined;
+      if (asked && outcome.status === 'complete' && turn.approvalsInReply !== false) {
+        for (const a of asked) handOver(emit, { event: 'approval.required', ...a });
+        const question = approvalQuestionText(asked);
+        const delta = outcome.text ? `\n\n${question}` : question;
+        handOver(emit, { event: 'message.delta', text: delta });
+        outcome.text += delta;
+      }
+      if (outcome.status === 'aborted') {
+        const sideStored = await this.recordQuietly(turn, outcome);
+        status = 'aborted';
+        return withSide({ status: 'aborted', text: outcome.text }, sideStored);
+      }
+      if (outcome.status === 'error') {
+        const sideStored = await this.recordQuietly(turn, outcome);
+        const failure = this.failureOf(outcome, turn);
+        return withSide({ status: 'error', text: outcome.text, failure }, sideStored);
+      }
+      let sideStored: boolean;
+      try {
+        sideStored = await this.record(turn, outcome);
+      } catch (error) {
+        this.logFailure('Could not store a /talk turn', error, turn);
+        status = 'complete';
+        return { status: 'complete', text: outcome.text, failure: error };
+      }
+      const result: TurnResult = { status: 'complete', text: outcome.text };
+      if (asked) {
+        result.approvals = asked;
+        result.approvalCalls = { ...approvals!.callIds };
+      }
+      if (handedOver) result.handedOver = handedOver;
+      status = 'complete';
+      return withSide(result, sideStored);
+    } finally {
+      opened.span.end(status, run.stopReason);
+      opened.finished?.();
     }
-    const result: TurnResult = { status: 'complete', text: outcome.text };
-    if (asked) {
-      result.approvals = asked;
-      result.approvalCalls = { ...approvals!.callIds };
-    }
-    if (handedOver) result.handedOver = handedOver;
-    return withSide(result, sideStored);
   }
 
   /**
    * Appends the user message and the reply (with how it ended) to the session, when there is one,
    * and the door's side row with them when it gives one. True when a side row was stored.
    */
-  private async record(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<boolean> {
-    if (!turn.keyHash) return false;
+  private record(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<boolean> {
+    const { keyHash } = turn;
+    if (!keyHash) return NOTHING_STORED;
     if (turn.openDeadline) this.openLater.remove(turn.openDeadline);
     turn.ending = true;
-    if (turn.opening) await turn.opening;
+    // A turn stored while it ran (one that lasted) waits for that write; a quick one is written at once.
+    return turn.opening ? turn.opening.then(() => this.storeTurn(turn, keyHash, outcome)) : this.storeTurn(turn, keyHash, outcome);
+  }
+
+  /** record(), once no open write is in flight: closes the rows stored while the turn ran, or appends the turn. */
+  private storeTurn(turn: TurnState, keyHash: Buffer, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<boolean> {
     const turns = this.turnRows(turn, outcome);
     const { store } = this;
-    if (turn.opened && store.closeTurn) {
-      const side = turn.side?.({ status: outcome.status, text: outcome.text });
-      try {
-        await store.closeTurn(turn.opened, turns, side);
-      } catch (error) {
-        // The client hears of the failure; the turn is stored as failed once storage is back.
-        const { opened } = turn;
-        const failed = this.turnRows(turn, { status: outcome.status === 'complete' ? 'error' : outcome.status, text: outcome.text });
-        this.replicas?.retryLater(() => store.closeTurn!(opened, failed));
-        throw error;
-      }
-      return side !== undefined;
-    }
+    if (turn.opened && store.closeTurn) return this.close(turn, turn.opened, turns, outcome);
     if (turn.side && store.appendTurnsWith) {
       const asked = turn.approvals?.asked.length ? turn.approvals.asked : undefined;
       const ending: TurnEnding = { status: outcome.status, text: outcome.text };
       if (asked && outcome.status === 'complete') ending.approvals = asked;
       const side = turn.side(ending);
-      if (side) {
-        await store.appendTurnsWith(turn.keyHash, turns, side);
-        return true;
-      }
+      if (side) return store.appendTurnsWith(keyHash, turns, side).then(SIDE_STORED);
     }
-    await store.appendTurns(turn.keyHash, turns);
-    return false;
+    return store.appendTurns(keyHash, turns).then(NO_SIDE_STORED);
+  }
+
+  /** Ends the rows stored while the turn ran (see storeOpen) on `turns`, with the door's side row. */
+  private async close(turn: TurnState, opened: OpenedTurn, turns: NewTalkTurn[], outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<boolean> {
+    const store = this.store as Required<Pick<SessionStore, 'closeTurn'>>;
+    const side = turn.side?.({ status: outcome.status, text: outcome.text });
+    try {
+      await store.closeTurn(opened, turns, side);
+    } catch (error) {
+      // The client hears of the failure; the turn is stored as failed once storage is back.
+      const failed = this.turnRows(turn, { status: outcome.status === 'complete' ? 'error' : outcome.status, text: outcome.text });
+      this.replicas?.retryLater(() => store.closeTurn(opened, failed));
+      throw error;
+    }
+    return side !== undefined;
   }
 
   /**
@@ -477,6 +502,17 @@ function handOver(emit: (chunk: TalkChunk) => void | Promise<void>, chunk: TalkC
   } catch {
     // The door's writer already failed; the turn ends as it would have.
   }
+}
+
+/** record() of a turn without a session: nothing stored, no side row. */
+const NOTHING_STORED: Promise<boolean> = Promise.resolve(false);
+const SIDE_STORED = (): boolean => true;
+const NO_SIDE_STORED = (): boolean => false;
+
+/** The reads a turn's context waits for (TalkService.startReads); undefined: not read. */
+interface TurnReads {
+  history?: Promise<TalkTurn[]>;
+  news?: Promise<NewsItem[]>;
 }
 
 /** `result`, marked when the door's side row was stored with the turn. */

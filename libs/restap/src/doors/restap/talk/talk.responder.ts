@@ -8,7 +8,7 @@ import type { TalkChunk } from '../../../interfaces/talk.interface';
 import { isStorageError } from '../../../persistence/storage-errors';
 import { callerOf } from '../../../core/caller';
 import { DoorStreams } from '../../kit/http/door-streams';
-import { TalkService, type OpenTurn, type TurnEnding } from '../../../core/talk/talk.service';
+import { TalkService, type OpenTurn, type TurnEnding, type TurnResult } from '../../../core/talk/talk.service';
 import { writeJson } from '../../kit/http/restap-json.writer';
 import { RestapDrain } from '../../../core/lifecycle/restap-drain.service';
 import { negotiateTalkFormat, type TalkFormat } from './talk.negotiator';
@@ -101,15 +101,15 @@ export class TalkResponder {
         } finally {
           unfollow();
         }
-      } else await (accepted.format === 'sse' ? this.stream(turn, res) : this.reply(turn, res));
+      } else if (accepted.format === 'sse') await this.stream(turn, res);
+      else this.reply(turn, await turn.run(noEmit), res);
     } catch (error) {
       this.sendError(res, error, turn);
     }
   }
 
-  /** JSON: the whole reply, stored before it is sent so the next turn sees it. */
-  private async reply(turn: OpenTurn, res: Response): Promise<void> {
-    const result = await turn.run(noEmit);
+  /** JSON: the whole reply, stored (the turn's `result`) before it is sent so the next turn sees it. */
+  private reply(turn: OpenTurn, result: TurnResult, res: Response): void {
     if (result.status === 'aborted') return;
     if (result.failure !== undefined) return this.sendError(res, result.failure, turn);
     if (res.destroyed) return;
