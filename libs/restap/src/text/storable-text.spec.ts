@@ -44,3 +44,16 @@ describe('STORABLE_TEXT_PATTERN', () => {
     for (const value of samples) expect({ value, storable: pattern.test(value) }).toEqual({ value, storable: unstorableTextReason(value) === undefined });
   });
 });
+
+describe('the storable check without the pattern (isWellFormed and a NUL search)', () => {
+  const unstorable = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+  const pieces = ['a', 'é', '\u0000', '\ud800', '\udbff', '\udc00', '\udfff', '\ud83d\ude00', ' ', '\u00ff', '\uffff'];
+  it('agrees with the pattern on 5,000 random strings of NULs, lone and paired surrogates, one- and two-byte text', () => {
+    for (let n = 0; n < 5000; n++) {
+      let value = '';
+      for (let k = Math.floor(Math.random() * 8); k > 0; k--) value += pieces[Math.floor(Math.random() * pieces.length)];
+      expect({ value, reason: unstorableTextReason(value) === undefined }).toEqual({ value, reason: !unstorable.test(value) });
+      expect({ value, stored: toStorableText(value) }).toEqual({ value, stored: value.replace(new RegExp(unstorable.source, 'g'), '\uFFFD') });
+    }
+  });
+});

@@ -29,8 +29,20 @@ const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
  */
 export const STORABLE_TEXT_PATTERN = /^(?:[^\u0000\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])*$/;
 
+/** ES2024's `String#isWellFormed` (false when a UTF-16 surrogate lacks its pair), which TypeScript's ES2023 lib does not declare. */
+const isWellFormed = (String.prototype as unknown as { isWellFormed(this: string): boolean }).isWellFormed;
+
+/**
+ * True when UNSTORABLE finds nothing in `value`, by two string builtins instead of the pattern (every
+ * /talk turn checks its message twice and writes two texts): a one-byte string is well-formed at once.
+ */
+function storableAsIs(value: string): boolean {
+  return !value.includes('\u0000') && isWellFormed.call(value);
+}
+
 /** What is wrong with `value` for a text column, or undefined when it can be stored as is. */
 export function unstorableTextReason(value: string): string | undefined {
+  if (storableAsIs(value)) return undefined;
   const found = UNSTORABLE.exec(value);
   if (!found) return undefined;
   return found[0] === '\u0000' ? 'a NUL (U+0000) character' : `an unpaired UTF-16 surrogate (U+${found[0].charCodeAt(0).toString(16).toUpperCase()})`;
@@ -75,5 +87,5 @@ export function assertStorableJsonb(value: unknown, field: string): void {
  * U+FFFD. For model replies and tool output, which cannot be refused; never for client input.
  */
 export function toStorableText(value: string): string {
-  return UNSTORABLE.test(value) ? value.replace(UNSTORABLE_ALL, '\uFFFD') : value;
+  return storableAsIs(value) ? value : value.replace(UNSTORABLE_ALL, '\uFFFD');
 }
