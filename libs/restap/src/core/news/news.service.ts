@@ -222,20 +222,25 @@ export class NewsService implements TalkNewsSource {
    * `cutNewsItem`), one that is not a JSON object or nests deeper than `limits.maxJsonDepth` (old
    * rows, another writer, a bug) is left out, with a log line the first time.
    */
-  async forTalk(sessionId: string | undefined, options: { maxChars?: number } = {}): Promise<NewsItem[]> {
+  forTalk(sessionId: string | undefined, options: { maxChars?: number } = {}): Promise<NewsItem[]> {
     const { enabled, scope, contextLimit } = this.options.news;
-    if (!enabled) return [];
+    if (!enabled) return Promise.resolve([]);
     const feeds = scope === 'global' ? [GLOBAL_FEED] : [];
     if (sessionId !== undefined) feeds.push(feedOf(sessionId));
-    if (!feeds.length) return [];
-    const rows = await this.store.recent(feeds, contextLimit, options.maxChars);
+    if (!feeds.length) return Promise.resolve([]);
+    // One then() on the store's read: every /talk turn comes through here.
+    return this.store.recent(feeds, contextLimit, options.maxChars).then(this.talkItemsOf);
+  }
+
+  /** The items of `rows` a turn may see, in their order (see talkItem). */
+  private readonly talkItemsOf = (rows: StoredNews[]): NewsItem[] => {
     const items: NewsItem[] = [];
     for (const row of rows) {
       const item = this.talkItem(row);
       if (item) items.push(item);
     }
     return items;
-  }
+  };
 
   private talkItem(row: StoredNews): NewsItem | undefined {
     try {

@@ -372,9 +372,8 @@ export class TalkService {
         const failure = this.failureOf(outcome, turn);
         return withSide({ status: 'error', text: outcome.text, failure }, sideStored);
       }
-      let sideStored: boolean;
       try {
-        sideStored = await this.record(turn, outcome);
+        await this.record(turn, outcome);
       } catch (error) {
         this.logFailure('Could not store a /talk turn', error, turn);
         status = 'complete';
@@ -387,7 +386,7 @@ export class TalkService {
       }
       if (handedOver) result.handedOver = handedOver;
       status = 'complete';
-      return withSide(result, sideStored);
+      return withSide(result, turn.sideSent === true);
     } finally {
       opened.span.end(status, run.stopReason);
       opened.finished?.();
@@ -396,9 +395,9 @@ export class TalkService {
 
   /**
    * Appends the user message and the reply (with how it ended) to the session, when there is one,
-   * and the door's side row with them when it gives one. True when a side row was stored.
+   * and the door's side row with them when it gives one (`turn.sideSent`: stored once this resolves).
    */
-  private record(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<boolean> {
+  private record(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<void> {
     const { keyHash } = turn;
     if (!keyHash) return NOTHING_STORED;
     if (turn.openDeadline) this.openLater.remove(turn.openDeadline);
@@ -408,7 +407,7 @@ export class TalkService {
   }
 
   /** record(), once no open write is in flight: closes the rows stored while the turn ran, or appends the turn. */
-  private storeTurn(turn: TurnState, keyHash: Buffer, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<boolean> {
+  private storeTurn(turn: TurnState, keyHash: Buffer, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<void> {
     const turns = this.turnRows(turn, outcome);
     const { store } = this;
     if (turn.opened && store.closeTurn) return this.close(turn, turn.opened, turns, outcome);
@@ -417,13 +416,16 @@ export class TalkService {
       const ending: TurnEnding = { status: outcome.status, text: outcome.text };
       if (asked && outcome.status === 'complete') ending.approvals = asked;
       const side = turn.side(ending);
-      if (side) return store.appendTurnsWith(keyHash, turns, side).then(SIDE_STORED);
+      if (side) {
+        turn.sideSent = true;
+        return store.appendTurnsWith(keyHash, turns, side);
+      }
     }
-    return store.appendTurns(keyHash, turns).then(NO_SIDE_STORED);
+    return store.appendTurns(keyHash, turns);
   }
 
   /** Ends the rows stored while the turn ran (see storeOpen) on `turns`, with the door's side row. */
-  private async close(turn: TurnState, opened: OpenedTurn, turns: NewTalkTurn[], outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<boolean> {
+  private async close(turn: TurnState, opened: OpenedTurn, turns: NewTalkTurn[], outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<void> {
     const store = this.store as Required<Pick<SessionStore, 'closeTurn'>>;
     const side = turn.side?.({ status: outcome.status, text: outcome.text });
     try {
@@ -434,7 +436,7 @@ export class TalkService {
       this.replicas?.retryLater(() => store.closeTurn(opened, failed));
       throw error;
     }
-    return side !== undefined;
+    if (side !== undefined) turn.sideSent = true;
   }
 
   /**
@@ -464,7 +466,8 @@ export class TalkService {
 
   private async recordQuietly(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<boolean> {
     try {
-      return await this.record(turn, outcome);
+      await this.record(turn, outcome);
+      return turn.sideSent === true;
     } catch (error) {
       this.logFailure(`Could not store an ${outcome.status} /talk turn`, error, turn);
       return false;
@@ -504,10 +507,8 @@ function handOver(emit: (chunk: TalkChunk) => void | Promise<void>, chunk: TalkC
   }
 }
 
-/** record() of a turn without a session: nothing stored, no side row. */
-const NOTHING_STORED: Promise<boolean> = Promise.resolve(false);
-const SIDE_STORED = (): boolean => true;
-const NO_SIDE_STORED = (): boolean => false;
+/** record() of a turn without a session: nothing to store. */
+const NOTHING_STORED: Promise<void> = Promise.resolve();
 
 /** The reads a turn's context waits for (TalkService.startReads); undefined: not read. */
 interface TurnReads {
@@ -580,6 +581,8 @@ interface TurnState {
   opened?: OpenedTurn;
   /** Set once the turn is being stored as it ended: no open write starts after that. */
   ending?: boolean;
+  /** Set when the door's side row goes with the turn's final write: stored with it once record() resolves. */
+  sideSent?: true;
   /** The gate of the turn's tool calls (approvals on and tools offered). */
   approvals?: TurnApprovals;
   /** The approvals this turn answers, decided by it. */
