@@ -5,16 +5,16 @@ import { SampleConfig } from './sample.config';
 import { LLM_CONFIG } from './brain/llm.config';
 import { OfflineResponder } from './brain/offline.responder';
 import { BENCH_MODE, SampleBrain } from './brain/sample.brain';
-import { TextController } from './text/text.controller';
-import { McpConformanceController } from './conformance/mcp-conformance.controller';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { Note } from './notes/note.entity';
-import { NOTES_DIGEST_STEP_MS, NotesController } from './notes/notes.controller';
-import { API_KEY, ApiKeyGuard } from './auth/api-key.guard';
+import { TextModule } from './text/text.module';
+import { McpConformanceModule } from './conformance/mcp-conformance.module';
+import { NotesModule } from './notes/notes.module';
+import { ApiKeyGuard } from './auth/api-key.guard';
+import { ApiKeyModule } from './auth/api-key.module';
 import { HealthModule } from './health/health.module';
-import { PLAYGROUND_PATH, RootController } from './playground/root.controller';
+import { PLAYGROUND_PATH } from './playground/root.controller';
+import { RootModule } from './playground/root.module';
 import { samplePackages } from './sample.packages';
-import { PACKAGES_DIR, PackagesController } from './packages/packages.controller';
+import { PackagesModule } from './packages/packages.module';
 import { TelemetryShutdown } from './telemetry/telemetry-shutdown.service';
 
 export const AGENT_INFO = {
@@ -31,7 +31,11 @@ export const SYSTEM_PROMPT =
   'to echo or reverse a text. You also keep notes (create, list with a filter, get by id, delete, digest) with the notes_* tools: ' +
   'use them when asked to remember, find or forget something, and never delete a note unless asked to. Answer concisely.';
 
-/** The sample RESTAP agent. `AppModule.register(config)` lets tests choose the database. */
+/**
+ * The sample RESTAP agent. `AppModule.register(config)` lets tests choose the database. The
+ * sample's own routes are feature modules imported after RestapModule: Nest registers routes
+ * module by module in import order, so requests for the agent's endpoints meet them first.
+ */
 @Module({})
 export class AppModule {
   static register(config: SampleConfig): DynamicModule {
@@ -39,6 +43,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         DatabaseModule.forRoot(config.database),
+        ApiKeyModule.register(config.apiKey),
         RestapModule.forRoot({
           agent: AGENT_INFO,
           talk: {
@@ -96,20 +101,13 @@ export class AppModule {
           },
         }),
         HealthModule,
-        TypeOrmModule.forFeature([Note]),
-      ],
-      controllers: [
-        TextController,
-        NotesController,
-        PackagesController,
-        ...(config.playground !== false ? [RootController] : []),
-        ...(config.mcpConformanceFixtures ? [McpConformanceController] : []),
+        TextModule,
+        NotesModule.register(config.notesDigestStepMs ?? 500),
+        PackagesModule.register(config.packagesDir),
+        ...(config.playground !== false ? [RootModule] : []),
+        ...(config.mcpConformanceFixtures ? [McpConformanceModule] : []),
       ],
       providers: [
-        { provide: API_KEY, useValue: config.apiKey },
-        { provide: PACKAGES_DIR, useValue: config.packagesDir },
-        { provide: NOTES_DIGEST_STEP_MS, useValue: config.notesDigestStepMs ?? 500 },
-        ApiKeyGuard,
         OfflineResponder,
         SampleBrain,
         TelemetryShutdown,
