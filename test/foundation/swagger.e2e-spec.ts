@@ -22,6 +22,18 @@ describe('The sample keeps ordinary Nest tooling: Swagger UI beside RESTAP disco
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/text/echo', '/text/reverse']));
     expect(doc.paths['/text/echo'].post).toBeDefined();
   });
+
+  it("Swagger's routes and the sample's own come after RESTAP's in the router, all before Nest's 404: /talk walks none of them", async () => {
+    const stack = (agent.app.getHttpAdapter().getInstance() as { router: { stack: Array<{ route?: { path: string } }> } }).router.stack;
+    const at = (path: string): number => stack.findIndex((layer) => layer.route?.path === path);
+    expect(at('/talk')).toBeGreaterThan(-1);
+    for (const later of ['/text/echo', '/notes', '/docs', '/docs-json']) expect(at(later)).toBeGreaterThan(at('/talk'));
+    const unknown = await fetch(`${agent.url}/docs-nope`);
+    expect(unknown.status).toBe(404);
+    const root = await fetch(`${agent.url}/`, { redirect: 'manual' });
+    expect(root.status).toBe(302);
+    expect(root.headers.get('location')).toBe('/playground');
+  });
 });
 
 describe('issue 40 item 11: Swagger documents the error answers of /talk and /news, and the SSE content type', () => {

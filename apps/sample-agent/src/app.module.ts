@@ -16,6 +16,7 @@ import { RootModule } from './playground/root.module';
 import { samplePackages } from './sample.packages';
 import { PackagesModule } from './packages/packages.module';
 import { TelemetryShutdown } from './telemetry/telemetry-shutdown.service';
+import { SwaggerDocsModule } from './docs/swagger-docs';
 
 export const AGENT_INFO = {
   name: 'Text Analysis Agent',
@@ -106,6 +107,7 @@ export class AppModule {
         PackagesModule.register(config.packagesDir),
         ...(config.playground !== false ? [RootModule] : []),
         ...(config.mcpConformanceFixtures ? [McpConformanceModule] : []),
+        SwaggerDocsModule,
       ],
       providers: [
         OfflineResponder,

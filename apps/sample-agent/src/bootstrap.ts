@@ -6,6 +6,7 @@ import { InvalidRequestException, RestapExceptionFilter, RestapExpressAdapter } 
 import { AGENT_INFO, AppModule } from './app.module';
 import type { SampleConfig } from './sample.config';
 import { accessLog } from './http/access-log.middleware';
+import { SwaggerDocs } from './docs/swagger-docs';
 
 /** Creates the sample app with its global pipe, error shape and Swagger UI; does not listen. */
 export async function createSampleApp(config: SampleConfig, options: { logger?: false | Array<'log' | 'error' | 'warn'> | LoggerService } = {}): Promise<NestExpressApplication> {
@@ -46,5 +47,6 @@ export function configureSampleApp(app: NestExpressApplication): void {
     app,
     new DocumentBuilder().setTitle(AGENT_INFO.name).setDescription(AGENT_INFO.description).setVersion('1.0').build(),
   );
-  SwaggerModule.setup('docs', app, document);
+  // Served at /docs once the app's routes are registered (see SwaggerDocs).
+  app.get(SwaggerDocs).serve(() => SwaggerModule.setup('docs', app, document));
 }
