@@ -15,6 +15,20 @@ const tracer = trace.getTracer(TELEMETRY_SCOPE);
 const CAPTURE_CONTENT = createContextKey('nestjs-restap capture content');
 
 
+/** Where @opentelemetry/api 1.x keeps what a host registers with it (tracer provider, context manager, propagator). */
+const OTEL_API_GLOBAL = Symbol.for('opentelemetry.js.api.1');
+
+/**
+ * False while the host has registered no tracer provider, context manager and propagator with
+ * @opentelemetry/api: every call into it is then a no-op (a non-recording span, the context as it
+ * was), so a request path may skip them. It reads what the API reads at each of its calls, and is
+ * read per request: an SDK registered later is seen at its first request.
+ */
+export function telemetryRegistered(): boolean {
+  const api = (globalThis as { [OTEL_API_GLOBAL]?: { trace?: unknown; context?: unknown; propagation?: unknown } })[OTEL_API_GLOBAL];
+  return api !== undefined && (api.trace !== undefined || api.context !== undefined || api.propagation !== undefined);
+}
+
 /** Where a door's request span takes its parent from. */
 export interface DoorSpanParent {
   /** A `_meta` (MCP, SEP-414) or metadata object (A2A) that may carry `traceparent`/`tracestate`: it wins over the HTTP headers. */

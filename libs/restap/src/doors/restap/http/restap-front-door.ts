@@ -5,7 +5,7 @@ import { context, type Attributes } from '@opentelemetry/api';
 import { CATALOG_PATH } from '../../../restap.constants';
 import { RestapRegistry } from '../../../core/registry/restap.registry';
 import { ATTR } from '../../../core/telemetry/telemetry.names';
-import { startDoorSpan } from '../../../core/telemetry/restap.telemetry';
+import { startDoorSpan, telemetryRegistered } from '../../../core/telemetry/restap.telemetry';
 import { CatalogRoute } from '../catalog/catalog.route';
 import { DoorKit } from '../../kit/door-kit';
 import { DoorPipeline } from '../../kit/door-pipeline';
@@ -53,15 +53,21 @@ export class RestapFrontDoor {
   private handle(req: Request, res: Response, next: NextFunction): boolean {
     const match = this.paths.match(req.path);
     if (!match) return false;
-    res.removeHeader('X-Powered-By'); // Express announces itself on every answer; ours say nothing about the stack
+    res.removeHeader('x-powered-by'); // Express announces itself on every answer; ours say nothing about the stack
+    const serve = (): void => {
+      if (match.route === 'catalog' && !match.subpath && (req.method === 'GET' || req.method === 'HEAD')) this.catalog.serve(req, res);
+      else next();
+    };
+    // Nothing registered with OpenTelemetry's API: the span and the context would be no-ops.
+    if (!telemetryRegistered()) {
+      this.pipeline.run(req, res, match, serve);
+      return true;
+    }
     const { name, attributes } = this.spanOf(match.route, req.method);
     const door = startDoorSpan(name, req, res, attributes);
     // The body arrives on socket events, outside this call: the continuation is bound to the span.
-    const serve = context.bind(door, () => {
-      if (match.route === 'catalog' && !match.subpath && (req.method === 'GET' || req.method === 'HEAD')) this.catalog.serve(req, res);
-      else next();
-    });
-    context.with(door, () => this.pipeline.run(req, res, match, serve));
+    const bound = context.bind(door, serve);
+    context.with(door, () => this.pipeline.run(req, res, match, bound));
     return true;
   }
 
