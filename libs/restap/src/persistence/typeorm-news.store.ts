@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { integerText } from '../text/integer-text';
+import { integerOf, integerText } from '../text/integer-text';
 import { RestapSql, statement, type RestapStatement } from './restap-sql';
 import { GroupCommit, sharedReads } from './group-commit';
 import { APPEND_FEED_SQL, APPEND_GLOBAL_SQL, FIND_BY_KEY_SQL, FRESH_SQL, PAGE_ALL_SQL, PAGE_FEED_SQL, WATERMARKS_SQL, pageSql, pageTextSql, recentSql } from './typeorm-news.sql';
@@ -225,7 +225,7 @@ export class TypeOrmNewsStore extends NewsStore {
     const items: StoredNews[] = [];
     for (const row of rows) {
       if (row.id === null) watermark = Number(row.ts);
-      else items.push({ id: String(row.id), ts: Number(row.ts), body: row.body as string });
+      else items.push({ id: String(row.id), ts: integerOf(row.ts), body: row.body as string });
     }
     // UNION ALL keeps branch order in practice; sorting ≤ limit + 1 numbers makes it a guarantee.
     items.sort((a, b) => a.ts - b.ts);
@@ -286,7 +286,7 @@ function recentNewsOf(rows: RecentRow[]): StoredNews[] {
   const items = new Array<StoredNews>(rows.length);
   for (let k = rows.length - 1, i = 0; k >= 0; k--, i++) {
     const r = rows[k];
-    items[i] = r.cut ? { id: String(r.id), ts: Number(r.ts), body: r.body, cut: { chars: Number(r.chars), type: r.type } } : { id: String(r.id), ts: Number(r.ts), body: r.body };
+    items[i] = r.cut ? { id: String(r.id), ts: integerOf(r.ts), body: r.body, cut: { chars: Number(r.chars), type: r.type } } : { id: String(r.id), ts: integerOf(r.ts), body: r.body };
   }
   return items;
 }

@@ -1,4 +1,4 @@
-import { integerText } from './integer-text';
+import { integerOf, integerText } from './integer-text';
 
 describe('integerText', () => {
   it('writes what String() writes, at every boundary of its two halves', () => {
@@ -9,5 +9,20 @@ describe('integerText', () => {
 
   it('falls back to String() for what is no non-negative safe integer', () => {
     for (const n of [-1, -1_703_012_345_000, 1.5, 1e300, Number.MAX_SAFE_INTEGER + 1, NaN, Infinity]) expect(integerText(n)).toBe(String(n));
+  });
+});
+
+describe('integerOf', () => {
+  it('reads what Number() reads, for the texts of non-negative integers up to 15 digits and past them', () => {
+    const texts = ['0', '7', '007', '99999999', '2147483648', '1703012345000', '999999999999999', '1000000000000000', '9007199254740993', '99999999999999999999'];
+    for (let i = 0; i < 2000; i++) texts.push(String(Math.floor(Math.random() * 10 ** (1 + (i % 16)))));
+    for (const text of texts) expect(integerOf(text)).toBe(Number(text));
+  });
+
+  it('falls back to Number() for any other text', () => {
+    for (const text of ['', ' 1', '1 ', '-1', '+1', '1.5', '1e3', '0x10', '12a', 'abc', '\u0661']) expect(integerOf(text)).toBe(Number(text));
+    // Another driver may hand over a number or a bigint for a bigint column.
+    expect(integerOf(1703012345000)).toBe(1703012345000);
+    expect(integerOf(1703012345000n)).toBe(1703012345000);
   });
 });
