@@ -372,8 +372,9 @@ export class TalkService {
         const failure = this.failureOf(outcome, turn);
         return withSide({ status: 'error', text: outcome.text, failure }, sideStored);
       }
+      let sideStored: true | void;
       try {
-        await this.record(turn, outcome);
+        sideStored = await this.record(turn, outcome);
       } catch (error) {
         this.logFailure('Could not store a /talk turn', error, turn);
         status = 'complete';
@@ -386,7 +387,7 @@ export class TalkService {
       }
       if (handedOver) result.handedOver = handedOver;
       status = 'complete';
-      return withSide(result, turn.sideSent === true);
+      return withSide(result, sideStored === true);
     } finally {
       opened.span.end(status, run.stopReason);
       opened.finished?.();
@@ -395,9 +396,9 @@ export class TalkService {
 
   /**
    * Appends the user message and the reply (with how it ended) to the session, when there is one,
-   * and the door's side row with them when it gives one (`turn.sideSent`: stored once this resolves).
+   * and the door's side row with them when it gives one: resolves `true` when that row was stored with the turn.
    */
-  private record(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<void> {
+  private record(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<true | void> {
     const { keyHash } = turn;
     if (!keyHash) return NOTHING_STORED;
     if (turn.openDeadline) this.openLater.remove(turn.openDeadline);
@@ -407,7 +408,7 @@ export class TalkService {
   }
 
   /** record(), once no open write is in flight: closes the rows stored while the turn ran, or appends the turn. */
-  private storeTurn(turn: TurnState, keyHash: Buffer, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<void> {
+  private storeTurn(turn: TurnState, keyHash: Buffer, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<true | void> {
     const turns = this.turnRows(turn, outcome);
     const { store } = this;
     if (turn.opened && store.closeTurn) return this.close(turn, turn.opened, turns, outcome);
@@ -416,16 +417,13 @@ export class TalkService {
       const ending: TurnEnding = { status: outcome.status, text: outcome.text };
       if (asked && outcome.status === 'complete') ending.approvals = asked;
       const side = turn.side(ending);
-      if (side) {
-        turn.sideSent = true;
-        return store.appendTurnsWith(keyHash, turns, side);
-      }
+      if (side) return store.appendTurnsWith(keyHash, turns, side).then(sideStored);
     }
     return store.appendTurns(keyHash, turns);
   }
 
-  /** Ends the rows stored while the turn ran (see storeOpen) on `turns`, with the door's side row. */
-  private async close(turn: TurnState, opened: OpenedTurn, turns: NewTalkTurn[], outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<void> {
+  /** Ends the rows stored while the turn ran (see storeOpen) on `turns`, with the door's side row: `true` when it had one. */
+  private async close(turn: TurnState, opened: OpenedTurn, turns: NewTalkTurn[], outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<true | void> {
     const store = this.store as Required<Pick<SessionStore, 'closeTurn'>>;
     const side = turn.side?.({ status: outcome.status, text: outcome.text });
     try {
@@ -436,7 +434,7 @@ export class TalkService {
       this.replicas?.retryLater(() => store.closeTurn(opened, failed));
       throw error;
     }
-    if (side !== undefined) turn.sideSent = true;
+    if (side !== undefined) return true;
   }
 
   /**
@@ -466,8 +464,7 @@ export class TalkService {
 
   private async recordQuietly(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<boolean> {
     try {
-      await this.record(turn, outcome);
-      return turn.sideSent === true;
+      return (await this.record(turn, outcome)) === true;
     } catch (error) {
       this.logFailure(`Could not store an ${outcome.status} /talk turn`, error, turn);
       return false;
@@ -509,6 +506,9 @@ function handOver(emit: (chunk: TalkChunk) => void | Promise<void>, chunk: TalkC
 
 /** record() of a turn without a session: nothing to store. */
 const NOTHING_STORED: Promise<void> = Promise.resolve();
+
+/** What record() resolves to once a turn's write carried the door's side row. */
+const sideStored = (): true => true;
 
 /** The reads a turn's context waits for (TalkService.startReads); undefined: not read. */
 interface TurnReads {
@@ -581,8 +581,6 @@ interface TurnState {
   opened?: OpenedTurn;
   /** Set once the turn is being stored as it ended: no open write starts after that. */
   ending?: boolean;
-  /** Set when the door's side row goes with the turn's final write: stored with it once record() resolves. */
-  sideSent?: true;
   /** The gate of the turn's tool calls (approvals on and tools offered). */
   approvals?: TurnApprovals;
   /** The approvals this turn answers, decided by it. */
