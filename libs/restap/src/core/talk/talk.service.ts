@@ -248,12 +248,12 @@ export class TalkService {
   private startReads(turn: TurnState): TurnReads {
     const { talk } = this.options;
     const budget = talk.contextBudget;
-    return {
-      // Storage hands over at most `itemChars` of each item and turn: a huge one is never read whole.
-      history: turn.resumed && turn.keyHash ? this.store.loadHistory(turn.keyHash, talk.historyLimit, budget.itemChars) : undefined,
-      // A session minted for this turn has no feed yet: read only what every session may see.
-      news: this.newsSource?.forTalk(turn.resumed ? turn.sessionId : undefined, (this.newsReadOptions ??= { maxChars: budget.itemChars })),
-    };
+    // News first: a news source that throws at once (a host's own) leaves no history read started and unawaited.
+    // A session minted for this turn has no feed yet: read only what every session may see.
+    const news = this.newsSource?.forTalk(turn.resumed ? turn.sessionId : undefined, (this.newsReadOptions ??= { maxChars: budget.itemChars }));
+    // Storage hands over at most `itemChars` of each item and turn: a huge one is never read whole.
+    const history = turn.resumed && turn.keyHash ? this.store.loadHistory(turn.keyHash, talk.historyLimit, budget.itemChars) : undefined;
+    return { history, news };
   }
 
   /** The handler's context, from the turn and what startReads read. */
