@@ -11,10 +11,14 @@ export class SwaggerDocs implements OnModuleInit {
   private setup?: () => void;
   private routed = false;
 
-  /** Runs `setup` (e.g. `SwaggerModule.setup(...)`) once the app's routes are registered; at once if they already are. */
+  /**
+   * Runs `setup` (e.g. `SwaggerModule.setup(...)`) once the app's routes are registered. Call it
+   * before `app.init()`: once init ran, Nest's not-found handler is in place and routes added
+   * after it are never reached.
+   */
   serve(setup: () => void): void {
-    if (this.routed) setup();
-    else this.setup = setup;
+    if (this.routed) throw new Error('SwaggerDocs.serve() after app.init(): its routes would sit behind the not-found handler; call it before init.');
+    this.setup = setup;
   }
 
   onModuleInit(): void {
