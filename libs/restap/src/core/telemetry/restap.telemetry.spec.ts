@@ -1,14 +1,14 @@
 import { context, SpanStatusCode, trace } from '@opentelemetry/api';
-import { startChatSpan, startDoorSpan, startTurnSpan, traceSuffix, withToolSpan } from './restap.telemetry';
+import { openDoorSpan, startChatSpan, startTurnSpan, traceSuffix, withToolSpan, type DoorSpanOf } from './restap.telemetry';
 
 import { fakeRequest, fakeResponse, PARENT, TRACE, useInMemoryTracing } from '../../../../../test/support/in-memory-tracing';
 
 describe('telemetry without a tracer provider (issue 36, item 1: no-op, no measurable cost)', () => {
-  it('a door request runs in the caller\'s context, unchanged, and adds no listener to the response', () => {
+  it('a door request opens no span and no context (nothing registered): its span is not even described, no listener is added', () => {
     const res = fakeResponse();
-    const ctx = startDoorSpan('POST /talk', fakeRequest(), res, {});
-    expect(ctx).toBe(context.active());
-    expect(trace.getSpan(ctx)).toBeUndefined();
+    const describe = jest.fn((): DoorSpanOf => ({ name: 'POST /talk', attributes: {} }));
+    expect(openDoorSpan(fakeRequest(), res, describe, undefined)).toBeUndefined();
+    expect(describe).not.toHaveBeenCalled();
     expect(res.listenerCount('close')).toBe(0);
   });
 
@@ -35,7 +35,7 @@ describe('telemetry with the SDK (in-memory exporter): structure, parents and at
 
   it('a door span continues the traceparent header and ends when the response closes, with its status', () => {
     const res = fakeResponse();
-    startDoorSpan('POST /talk', fakeRequest({ traceparent: `00-${TRACE}-${PARENT}-01` }), res, { 'restap.door': 'restap' });
+    openDoorSpan(fakeRequest({ traceparent: `00-${TRACE}-${PARENT}-01` }), res, talkSpan, { 'restap.door': 'restap' });
     expect(exporter.getFinishedSpans()).toHaveLength(0);
     res.emit('close');
     const span = only();
@@ -48,12 +48,12 @@ describe('telemetry with the SDK (in-memory exporter): structure, parents and at
   it('a 5xx is an error span; a client gone before the end is marked client_disconnected', () => {
     const failed = fakeResponse();
     failed.statusCode = 503;
-    startDoorSpan('POST /talk', fakeRequest(), failed, {});
+    openDoorSpan(fakeRequest(), failed, talkSpan, {});
     failed.emit('close');
     expect(only()).toMatchObject({ status: { code: SpanStatusCode.ERROR }, attributes: { 'error.type': '503' } });
     exporter.reset();
     const gone = Object.assign(fakeResponse(), { writableFinished: false });
-    startDoorSpan('POST /talk', fakeRequest(), gone, {});
+    openDoorSpan(fakeRequest(), gone, talkSpan, {});
     gone.emit('close');
     expect(only().attributes['error.type']).toBe('client_disconnected');
   });
@@ -100,3 +100,8 @@ describe('telemetry with the SDK (in-memory exporter): structure, parents and at
     }
   });
 });
+
+/** A door span named `POST /talk` with the attributes given. */
+function talkSpan(_req: unknown, attributes: DoorSpanOf['attributes']): DoorSpanOf {
+  return { name: 'POST /talk', attributes };
+}

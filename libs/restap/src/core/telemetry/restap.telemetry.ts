@@ -29,27 +29,34 @@ export function telemetryRegistered(): boolean {
   return api !== undefined && (api.trace !== undefined || api.context !== undefined || api.propagation !== undefined);
 }
 
-/** Where a door's request span takes its parent from. */
-export interface DoorSpanParent {
+/** A door request's server span: its name and attributes, and where it may take its parent from. */
+export interface DoorSpanOf {
+  readonly name: string;
+  readonly attributes: Attributes;
   /** A `_meta` (MCP, SEP-414) or metadata object (A2A) that may carry `traceparent`/`tracestate`: it wins over the HTTP headers. */
-  carrier?: Record<string, unknown>;
+  readonly carrier?: Record<string, unknown>;
 }
 
 /**
- * Starts the server span of one door request and ends it when the response closes, with its HTTP
+ * Opens the server span of one door request and ends it when the response closes, with its HTTP
  * status (5xx and a client gone before the end are errors). Its parent is the trace context in
- * `parent.carrier` if it has one, else the span already active (the host's HTTP instrumentation),
- * else the request's `traceparent` header. Returns the context to run the rest of the request in.
- * No attribute may hold a session id, a credential or request text: callers pass routes, method
- * names and tool names only.
+ * the span's `carrier` if it has one, else the span already active (the host's HTTP instrumentation),
+ * else the request's `traceparent` header. Returns the context to run the rest of the request in
+ * (`runInDoor`, `bindToDoor`), or `undefined` while nothing at all is registered with
+ * @opentelemetry/api: every call would then be a no-op, and `describe` is not called.
+ * No attribute may hold a session id, a credential or request text: `describe` returns routes,
+ * method names and tool names only.
  *
  * @example
- * context.with(startDoorSpan('POST /talk', req, res, { [ATTR.restapDoor]: 'restap' }), () => handle(req, res));
+ * const door = openDoorSpan(req, res, describeTalk, route);
+ * runInDoor(door, () => handle(req, res));
  */
-export function startDoorSpan(name: string, req: IncomingMessage, res: ServerResponse, attributes: Attributes, parent: DoorSpanParent = {}): Context {
-  const parentContext = parentOf(req.headers, parent.carrier);
+export function openDoorSpan<Req extends IncomingMessage, T>(req: Req, res: ServerResponse, describe: (req: Req, arg: T) => DoorSpanOf, arg: T): Context | undefined {
+  if (!telemetryRegistered()) return undefined;
+  const { name, attributes, carrier } = describe(req, arg);
+  const parentContext = parentOf(req.headers, carrier);
   const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parentContext);
-  // Not recording (no provider, or sampled out): the caller's context is all there is to carry.
+  // Not recording (no provider, or sampled out): the caller's context, or the one its headers carry, is all there is.
   if (!span.isRecording()) return parentContext;
   const spanContext = trace.setSpan(parentContext, span);
   res.once('close', () => {
@@ -64,6 +71,17 @@ export function startDoorSpan(name: string, req: IncomingMessage, res: ServerRes
     span.end();
   });
   return spanContext;
+}
+
+/** Runs `run` in a door's context from `openDoorSpan`; at once when there is none. */
+export function runInDoor(door: Context | undefined, run: () => void): void {
+  if (door === undefined) run();
+  else context.with(door, run);
+}
+
+/** `f` bound to a door's context from `openDoorSpan` (for continuations on socket events); `f` itself when there is none. */
+export function bindToDoor<F extends (...args: never[]) => unknown>(door: Context | undefined, f: F): F {
+  return door === undefined ? f : context.bind(door, f);
 }
 
 function parentOf(headers: IncomingHttpHeaders, carrier?: Record<string, unknown>): Context {

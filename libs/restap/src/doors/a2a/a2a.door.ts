@@ -33,7 +33,7 @@ import { A2A_ERROR_CODE, ContentTypeNotSupportedError, JsonRpcRequestMalformedEr
 import { writeDoorError as fail } from '../kit/http/door-error.writer';
 import { isValidHost } from '../kit/http/host-header';
 import { StreamListenerBusManager } from './stream-listener.bus';
-import { context } from '@opentelemetry/api';
+import { runInDoor } from '../../core/telemetry/restap.telemetry';
 import { a2aDoorSpan } from './a2a-door.span';
 
 const CARD_PATH = `/${AGENT_CARD_PATH}`;
@@ -248,12 +248,12 @@ export class A2aDoor implements OnModuleInit, OnApplicationBootstrap {
       // The HTTP+JSON binding's server span is named after the HTTP method and the binding's base path.
       // application/json unless the client asks for application/a2a+json (A2A 1.0 §11.1; see answerRestMediaType).
       answerRestMediaType(req.headers.accept, res);
-      return void context.with(a2aDoorSpan(req, res, restPath), () =>
+      return runInDoor(a2aDoorSpan(req, res, restPath), () =>
         this.restEndpoint.run(req, res, undefined, () => mountedAt(rest, subPath, req, res, (error?: unknown) => (error ? fail(res, error) : next()))),
       );
     }
     if (!this.isEndpoint(req)) return next();
-    context.with(a2aDoorSpan(req, res, this.options.a2a.path), () => this.guardAndServe(req, res, next));
+    runInDoor(a2aDoorSpan(req, res, this.options.a2a.path), () => this.guardAndServe(req, res, next));
   }
 
   private guardAndServe(req: Request, res: Response, next: NextFunction): void {

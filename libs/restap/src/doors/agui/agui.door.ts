@@ -12,8 +12,7 @@ import { DoorPipeline, doorPathOf } from '../kit/door-pipeline';
 import { writeDoorError as fail } from '../kit/http/door-error.writer';
 import { isValidHost } from '../kit/http/host-header';
 import { toErrorBody } from '../kit/http/restap-exception.filter';
-import { context } from '@opentelemetry/api';
-import { startDoorSpan } from '../../core/telemetry/restap.telemetry';
+import { bindToDoor, openDoorSpan, runInDoor, type DoorSpanOf } from '../../core/telemetry/restap.telemetry';
 import { ATTR } from '../../core/telemetry/telemetry.names';
 import type { Interrupt, RunFinishedOutcome } from '@ag-ui/core';
 import type { TurnResult } from '../../core/talk/talk.service';
@@ -126,8 +125,8 @@ export class AguiDoor implements OnModuleInit {
     if (req.method !== 'POST') return fail(res, new MethodNotAllowedException(AGUI_METHODS));
     // One server span per run (the path template only), continuing the caller's `traceparent`.
     const path = this.options.agui.path;
-    const span = startDoorSpan(`POST ${path}`, req, res, { [ATTR.restapDoor]: 'agui', [ATTR.httpRequestMethod]: req.method, [ATTR.httpRoute]: path });
-    context.with(span, () => this.endpoint.run(req, res, undefined, context.bind(span, () => void this.serve(req, res))));
+    const door = openDoorSpan(req, res, describeAguiRun, path);
+    runInDoor(door, () => this.endpoint.run(req, res, undefined, bindToDoor(door, () => void this.serve(req, res))));
   }
 
   /** Runs the turn and streams it. Never rejects: every failure is answered or logged. */
@@ -178,4 +177,9 @@ export class AguiDoor implements OnModuleInit {
     if (status >= 500 && !(error instanceof RestapException) && !isStorageError(error)) this.talk.logFailure('AG-UI run failed', error, { sessionId: run.sessionId });
     fail(res, error);
   }
+}
+
+/** An AG-UI run's server span: the path template only, never the thread or run ids. */
+function describeAguiRun(req: Request, path: string): DoorSpanOf {
+  return { name: `POST ${path}`, attributes: { [ATTR.restapDoor]: 'agui', [ATTR.httpRequestMethod]: req.method, [ATTR.httpRoute]: path } };
 }

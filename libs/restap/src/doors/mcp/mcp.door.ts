@@ -4,11 +4,11 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { createMcpHandler, isLegacyRequest, PARSE_ERROR, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler, type ToNodeHandlerOptions } from '@modelcontextprotocol/node';
 import type { NextFunction, Request, Response } from 'express';
-import { context } from '@opentelemetry/api';
 import { RESTAP_OPTIONS, SESSION_ID_HEADER } from '../../restap.constants';
 import { InvalidJsonException, InvalidRequestException, MethodNotAllowedException } from '../../exceptions';
 import { callerOf } from '../../core/caller';
 import { parseSessionId } from '../../sessions/session-id';
+import { runInDoor } from '../../core/telemetry/restap.telemetry';
 import { bindCall, type McpCall } from './mcp-call.context';
 import { DoorKit } from '../kit/door-kit';
 import { DoorPipeline, doorPathOf } from '../kit/door-pipeline';
@@ -150,7 +150,7 @@ export class McpDoor implements OnModuleInit, OnApplicationBootstrap, OnApplicat
    */
   private serveEndpoint(req: Request, res: Response, next: NextFunction): void {
     if (!this.isEndpoint(req)) return next();
-    context.with(mcpDoorSpan(req, res, this.options.mcp.path), () => this.guardAndServe(req, res));
+    runInDoor(mcpDoorSpan(req, res, this.options.mcp.path), () => this.guardAndServe(req, res));
   }
 
   private guardAndServe(req: Request, res: Response): void {

@@ -1,11 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { NextFunction, Request, Response } from 'express';
-import { context, type Attributes } from '@opentelemetry/api';
 import { CATALOG_PATH } from '../../../restap.constants';
 import { RestapRegistry } from '../../../core/registry/restap.registry';
 import { ATTR } from '../../../core/telemetry/telemetry.names';
-import { startDoorSpan, telemetryRegistered } from '../../../core/telemetry/restap.telemetry';
+import { bindToDoor, openDoorSpan, runInDoor, type DoorSpanOf } from '../../../core/telemetry/restap.telemetry';
 import { CatalogRoute } from '../catalog/catalog.route';
 import { DoorKit } from '../../kit/door-kit';
 import { DoorPipeline } from '../../kit/door-pipeline';
@@ -58,18 +57,14 @@ export class RestapFrontDoor {
       if (match.route === 'catalog' && !match.subpath && (req.method === 'GET' || req.method === 'HEAD')) this.catalog.serve(req, res);
       else next();
     };
-    // Nothing registered with OpenTelemetry's API: the span and the context would be no-ops.
-    if (!telemetryRegistered()) {
-      this.pipeline.run(req, res, match, serve);
-      return true;
-    }
-    const { name, attributes } = this.spanOf(match.route, req.method);
-    const door = startDoorSpan(name, req, res, attributes);
+    const door = openDoorSpan(req, res, this.describe, match);
     // The body arrives on socket events, outside this call: the continuation is bound to the span.
-    const bound = context.bind(door, serve);
-    context.with(door, () => this.pipeline.run(req, res, match, bound));
+    const bound = bindToDoor(door, serve);
+    runInDoor(door, () => this.pipeline.run(req, res, match, bound));
     return true;
   }
+
+  private readonly describe = (req: Request, match: RouteMatch): DoorSpanOf => this.spanOf(match.route, req.method);
 
   /** The server span's name and attributes for `method` on `route`, made once per pair (methods are the few node:http parses). */
   private spanOf(route: RestapRoute, method: string): DoorSpanOf {
@@ -87,11 +82,6 @@ export class RestapFrontDoor {
     }
     return span;
   }
-}
-
-interface DoorSpanOf {
-  name: string;
-  attributes: Attributes;
 }
 
 /** The rate limit's counter a request takes a hit on: each route counts on its own, as the spec's endpoints do. */
