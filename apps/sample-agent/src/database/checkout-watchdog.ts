@@ -1,4 +1,5 @@
 import { Client, Pool, type PoolClient, type PoolConfig } from 'pg';
+import { PeriodicSweep } from './periodic-sweep';
 
 /** A checkout waiting for a connection: since when, and whether it was already answered. */
 interface Waiter {
@@ -22,17 +23,9 @@ const CHECKOUT_TIMEOUT = 'timeout exceeded when trying to connect';
  * const checkouts = new CheckoutWatchdog(2_000);
  * new (checkouts.poolClass())({ ...config, Client: replies.clientClass() });
  */
-export class CheckoutWatchdog {
+export class CheckoutWatchdog extends PeriodicSweep {
   private readonly waiters = new Set<Waiter>();
   private readonly connecting = new Map<Client, number>();
-  private timer?: NodeJS.Timeout;
-
-  constructor(
-    /** Longest wait for a connection: from the pool, or from the server for a new one. */
-    readonly timeoutMs: number,
-    /** How often waits are looked at: a stuck one fails between timeoutMs and timeoutMs + sweepMs. */
-    readonly sweepMs = Math.min(500, timeoutMs),
-  ) {}
 
   /** A `pg.Pool` class whose checkouts and new connections are bounded by this watchdog; its own `connectionTimeoutMillis` is off. */
   poolClass(): typeof Pool {
@@ -62,7 +55,7 @@ export class CheckoutWatchdog {
   }
 
   /** Fails the checkouts and destroys the new connections that waited `timeoutMs` or more up to `now`. */
-  sweep(now: number): void {
+  override sweep(now: number): void {
     for (const waiter of this.waiters) {
       if (now - waiter.since < this.timeoutMs) continue;
       this.answer(waiter);
@@ -73,7 +66,11 @@ export class CheckoutWatchdog {
       this.connecting.delete(client);
       (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
     }
-    this.idle();
+    this.rest();
+  }
+
+  protected idle(): boolean {
+    return this.waiters.size === 0 && this.connecting.size === 0;
   }
 
   private connectingClass(Base: typeof Client): typeof Client {
@@ -98,19 +95,5 @@ export class CheckoutWatchdog {
   private answer(waiter: Waiter): void {
     waiter.answered = true;
     this.waiters.delete(waiter);
-  }
-
-  /** One interval while anything is watched; none while the pool is quiet. */
-  private sweeping(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => this.sweep(Date.now()), this.sweepMs);
-    this.timer.unref();
-  }
-
-  private idle(): void {
-    if (this.waiters.size === 0 && this.connecting.size === 0 && this.timer) {
-      clearInterval(this.timer);
-      this.timer = undefined;
-    }
   }
 }
