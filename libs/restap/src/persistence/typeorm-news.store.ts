@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { integerOf, integerText } from '../text/integer-text';
+import { RecentNewsRows, type RecentRow } from './recent-news.rows';
 import { RestapSql, statement, type RestapStatement } from './restap-sql';
 import { GroupCommit, sharedReads } from './group-commit';
 import { APPEND_FEED_SQL, APPEND_GLOBAL_SQL, FIND_BY_KEY_SQL, FRESH_SQL, PAGE_ALL_SQL, PAGE_FEED_SQL, WATERMARKS_SQL, pageSql, pageTextSql, recentSql } from './typeorm-news.sql';
@@ -36,7 +37,6 @@ import { GLOBAL_SEQUENCE, NewsAppend, NewsAppendResult, NewsPageQuery, NewsPageR
  */
 type Row = { id: string | null; ts: string; body: string | null };
 type TextRow = { watermark: string | null; more: boolean; last: string | null; items: string | null; skipped: string | null };
-type RecentRow = { id: string; ts: string; type: string; chars: number | string; cut: boolean; body: string };
 
 /** Characters of a body `recent` returns when the caller sets no cap (PostgreSQL's int range). */
 const NO_CAP = 2_147_483_647;
@@ -113,6 +113,7 @@ export class TypeOrmNewsStore extends NewsStore {
   /** Polls of one feed and limit, whatever their cursor; see {@link pageText}. */
   private readonly pageTextReads = new GroupCommit<NewsPageQuery, NewsPageText>((_, polls) => this.readPageTexts(polls), MAX_SHARED_READ, { retryAlone: false });
   private readonly recentStatements = new Map<number, RestapStatement>();
+  private readonly recentRows = new RecentNewsRows();
   /** Page statements by the LIMIT written in them (a page's limit + 1). */
   private readonly pageStatements = new Map<number, PageStatements>();
 
@@ -277,18 +278,8 @@ export class TypeOrmNewsStore extends NewsStore {
   private readRecent({ feeds, limit, maxChars }: RecentRead): Promise<StoredNews[]> {
     let stmt = this.recentStatements.get(feeds.length);
     if (!stmt) this.recentStatements.set(feeds.length, (stmt = statement(recentSql(feeds.length), `news.recent (${feeds.length} feeds)`)));
-    return this.sql.query<RecentRow>(stmt, [limit, ...feeds, maxChars]).then(recentNewsOf);
+    return this.sql.query<RecentRow>(stmt, [limit, ...feeds, maxChars]).then(this.recentRows.of);
   }
-}
-
-/** A recent read's rows (newest first) as the store hands them out, oldest first, in one loop. */
-function recentNewsOf(rows: RecentRow[]): StoredNews[] {
-  const items = new Array<StoredNews>(rows.length);
-  for (let k = rows.length - 1, i = 0; k >= 0; k--, i++) {
-    const r = rows[k];
-    items[i] = r.cut ? { id: String(r.id), ts: integerOf(r.ts), body: r.body, cut: { chars: Number(r.chars), type: r.type } } : { id: String(r.id), ts: integerOf(r.ts), body: r.body };
-  }
-  return items;
 }
 
 /**

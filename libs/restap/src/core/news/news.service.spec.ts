@@ -50,6 +50,27 @@ describe('NewsService', () => {
     expect(other).toEqual({ type: 'other', timestamp: 9, news_id: 'news_7' });
   });
 
+  it('a read of the same frozen rows again gives the same items in a new array; rows that are not frozen are checked each time', async () => {
+    const { service, store } = serviceFor('global');
+    const rows: StoredNews[] = [Object.freeze({ id: '1', ts: 5, body: '{"type":"a"}' }), Object.freeze({ id: '2', ts: 6, body: '{"type":"b"}' })];
+    store.recent = async () => rows.slice(); // the same frozen objects every read, as TypeOrmNewsStore hands out while nothing is posted
+    const first = await service.forTalk(undefined);
+    const again = await service.forTalk(undefined);
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
+    expect([again[0], again[1]]).toEqual([expect.objectContaining({ news_id: 'news_1' }), expect.objectContaining({ news_id: 'news_2' })]);
+    expect(again[0]).toBe(first[0]);
+    again.pop(); // the caller's own array: the next turn still sees both
+    expect(await service.forTalk(undefined)).toHaveLength(2);
+    rows.reverse(); // another order, the same objects
+    expect((await service.forTalk(undefined)).map((item) => item.news_id)).toEqual(['news_2', 'news_1']);
+    const mutable: StoredNews = { id: '3', ts: 7, body: '{"type":"c"}' };
+    store.recent = async () => [mutable];
+    expect((await service.forTalk(undefined))[0]).toMatchObject({ type: 'c' });
+    mutable.body = '{"type":"d"}'; // the same object with other content: not taken for the same row
+    expect((await service.forTalk(undefined))[0]).toMatchObject({ type: 'd' });
+  });
+
   it('global scope: one timestamp sequence for every feed; the session only picks the feed', async () => {
     const { service, store } = serviceFor('global');
     await service.receive({ body: { type: 'a' }, sessionId: undefined, idempotencyKey: undefined });

@@ -9,7 +9,7 @@ import type { TalkNewsSource } from '../talk/talk-news.source';
 import { feedOf, GLOBAL_FEED, sequenceOf } from './news-feed';
 import { newsIdOf, pageJson, pageText, toNewsItem } from './news-page.writer';
 import { NEWS_ITEM_CACHE_CHARS, NewsItemCache } from './news-item.cache';
-import { cutNewsItem } from '../talk/talk-context.budget';
+import { cutNewsItem, sameItems } from '../talk/talk-context.budget';
 import type { NewsDraft, NewsPublishOptions } from './news-publish.options';
 import { parseNewsItem, requestHash } from './news-request.parser';
 import { NewsDispatcher } from './news.dispatcher';
@@ -69,6 +69,12 @@ export class NewsService implements TalkNewsSource {
   private readonly talkItems: NewsItemCache;
   /** Rows already logged as left out (of turns, of pages), so each is logged once, not every time. */
   private readonly skipped = new Set<string>();
+  /**
+   * The last rows a turn's items were made of, when every one was frozen and gave the cache's item:
+   * a turn whose read hands out the same row objects again (the store does while nothing is posted)
+   * takes the same items, without a cache lookup each.
+   */
+  private lastTalkRead?: { rows: readonly StoredNews[]; items: readonly NewsItem[] };
 
   constructor(
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
@@ -234,11 +240,18 @@ export class NewsService implements TalkNewsSource {
 
   /** The items of `rows` a turn may see, in their order (see talkItem). */
   private readonly talkItemsOf = (rows: StoredNews[]): NewsItem[] => {
+    const last = this.lastTalkRead;
+    if (last !== undefined && sameItems(last.rows, rows)) return last.items.slice();
     const items: NewsItem[] = [];
+    let cached = true;
     for (const row of rows) {
+      // Only a frozen row can be known by its identity alone; a cut row's item is not the cache's.
+      if (cached && (row.cut || !Object.isFrozen(row))) cached = false;
       const item = this.talkItem(row);
       if (item) items.push(item);
+      else cached = false;
     }
+    this.lastTalkRead = cached ? { rows: rows.slice(), items: items.slice() } : undefined;
     return items;
   };
 

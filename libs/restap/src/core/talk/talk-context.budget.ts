@@ -171,7 +171,8 @@ function fitNews(news: readonly NewsItem[], itemChars: number, totalChars: numbe
   return fit;
 }
 
-function sameItems(a: readonly NewsItem[], b: readonly NewsItem[]): boolean {
+/** Whether two lists hold the same objects, in the same order. */
+export function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
