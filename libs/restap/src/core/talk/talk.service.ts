@@ -6,7 +6,7 @@ import { AgentTimeoutException } from '../../exceptions/agent-timeout.exception'
 import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
 import type { TalkChunk, TalkContext, TalkTurn } from '../../interfaces/talk.interface';
 import type { NewsItem } from '../../interfaces/news.interface';
-import { RESTAP_SESSION_STORE, type NewTalkTurn, type OpenedTurn, type SessionStore } from '../../persistence/session.store';
+import { RESTAP_SESSION_STORE, type SessionStore } from '../../persistence/session.store';
 import { RestapReplicas } from '../lifecycle/restap-replicas.service';
 import { isStorageError } from '../../persistence/storage-errors';
 import { hashSessionId, mintSessionId } from '../../sessions/session-id';
@@ -21,25 +21,17 @@ import { createTalkContext, NONE } from './talk.context';
 import { assertStorableText } from '../../text/storable-text';
 import { RESTAP_TALK_NEWS_SOURCE, type TalkNewsSource } from './talk-news.source';
 import { TalkRun, type TalkOutcome } from './talk.run';
-import { TurnDeadlines } from './turn-deadlines';
 import { ApprovalService, type DecidedApproval } from '../approvals/approval.service';
 import type { ApprovalAnswer } from '../approvals/approval.types';
 import { approvalQuestionText, TurnApprovals } from '../approvals/turn-approvals';
 import { toolNameOf } from '../tools/tool-names';
 import { InvalidRequestException } from '../../exceptions';
 import { startTurnSpan, traceSuffix } from '../telemetry/restap.telemetry';
-import type { OpenTurn, TurnEnding, TurnRequest, TurnResult } from './turn.types';
+import type { OpenTurn, TurnRequest, TurnResult } from './turn.types';
 import { TurnHandle, type TurnState } from './turn.handle';
+import { OPEN_TURN_AFTER_MS, TurnRecorder } from './turn.recorder';
 
 const newMessageId = (): string => `msg_${randomToken(12)}`;
-
-/**
- * How long a turn runs before it is stored as it stands (user message kept, reply `open`), ms. A
- * turn that ends sooner is written once, when it ends, in one statement as before: the write that
- * keeps a turn across a crash of its instance costs only turns that last (a model's replies take
- * seconds), not the quick ones. As for the A2A door's unseen tasks (UNSEEN_TASK_MS).
- */
-export const OPEN_TURN_AFTER_MS = 100;
 
 /**
  * A conversation turn, whatever door it came through (RESTAP /talk, MCP, A2A): message + session →
@@ -49,8 +41,8 @@ export const OPEN_TURN_AFTER_MS = 100;
 @Injectable()
 export class TalkService {
   private readonly logger = new Logger('Restap');
-  /** The turns to store as they stand if still running after OPEN_TURN_AFTER_MS (see storeOpen): one timer for them all. */
-  private readonly openLater = new TurnDeadlines<TurnState>(OPEN_TURN_AFTER_MS, (turn) => this.storeOpen(turn));
+  /** Stores the turns' rows (TurnRecorder), the same for every turn. */
+  private readonly recorder: TurnRecorder;
   /** How a turn's news is read (`contextBudget.itemChars` per item), the same for every turn. */
   private newsReadOptions?: { maxChars: number };
 
@@ -70,9 +62,11 @@ export class TalkService {
     @Optional() @Inject(RESTAP_TALK_NEWS_SOURCE) private readonly newsSource?: TalkNewsSource,
     @Optional() private readonly drain?: RestapDrain,
     @Optional() private readonly tools?: CapabilityTools,
-    @Optional() private readonly replicas?: RestapReplicas,
+    @Optional() replicas?: RestapReplicas,
     @Optional() private readonly approvals?: ApprovalService,
-  ) {}
+  ) {
+    this.recorder = new TurnRecorder(store, replicas, this);
+  }
 
   /**
    * Opens a turn: mints the session when none is given, loads its history and the news the agent
@@ -232,16 +226,14 @@ export class TalkService {
   /**
    * Pumps the handler, then stores the turn; a reply that cannot be stored is a failure (503). A
    * turn still running after {@link OPEN_TURN_AFTER_MS} is stored as it stands first (see
-   * `storeOpen`).
+   * `TurnRecorder.storeOpen`).
    */
   private async execute(opened: TurnHandle, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TurnResult> {
     const { turn, talkRun: run, caller } = opened;
     // The span's status: the result's, 'error' should anything throw.
     let status = 'error';
     try {
-      if (turn.keyHash && this.store.openTurn && this.store.closeTurn && this.replicas) {
-        turn.openDeadline = this.openLater.add(turn);
-      }
+      this.recorder.storeIfLasting(turn);
       if (turn.decided) for (const decided of turn.decided) await this.answer(decided, turn, caller, emit);
       const { approvals, toolSteps } = turn;
       const { handler, ctx } = opened;
@@ -268,18 +260,18 @@ export class TalkService {
         outcome.text += delta;
       }
       if (outcome.status === 'aborted') {
-        const sideStored = await this.recordQuietly(turn, outcome);
+        const sideStored = await this.recorder.recordQuietly(turn, outcome);
         status = 'aborted';
         return withSide({ status: 'aborted', text: outcome.text }, sideStored);
       }
       if (outcome.status === 'error') {
-        const sideStored = await this.recordQuietly(turn, outcome);
+        const sideStored = await this.recorder.recordQuietly(turn, outcome);
         const failure = this.failureOf(outcome, turn);
         return withSide({ status: 'error', text: outcome.text, failure }, sideStored);
       }
       let sideStored: true | void;
       try {
-        sideStored = await this.record(turn, outcome);
+        sideStored = await this.recorder.record(turn, outcome);
       } catch (error) {
         this.logFailure('Could not store a /talk turn', error, turn);
         status = 'complete';
@@ -299,82 +291,6 @@ export class TalkService {
     }
   }
 
-  /**
-   * Appends the user message and the reply (with how it ended) to the session, when there is one,
-   * and the door's side row with them when it gives one: resolves `true` when that row was stored with the turn.
-   */
-  private record(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<true | void> {
-    const { keyHash } = turn;
-    if (!keyHash) return NOTHING_STORED;
-    if (turn.openDeadline) this.openLater.remove(turn.openDeadline);
-    turn.ending = true;
-    // A turn stored while it ran (one that lasted) waits for that write; a quick one is written at once.
-    return turn.opening ? turn.opening.then(() => this.storeTurn(turn, keyHash, outcome)) : this.storeTurn(turn, keyHash, outcome);
-  }
-
-  /** record(), once no open write is in flight: closes the rows stored while the turn ran, or appends the turn. */
-  private storeTurn(turn: TurnState, keyHash: Buffer, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<true | void> {
-    const turns = this.turnRows(turn, outcome);
-    const { store } = this;
-    if (turn.opened && store.closeTurn) return this.close(turn, turn.opened, turns, outcome);
-    if (turn.side && store.appendTurnsWith) {
-      const asked = turn.approvals?.asked.length ? turn.approvals.asked : undefined;
-      const ending: TurnEnding = { status: outcome.status, text: outcome.text };
-      if (asked && outcome.status === 'complete') ending.approvals = asked;
-      const side = turn.side(ending);
-      if (side) return store.appendTurnsWith(keyHash, turns, side).then(sideStored);
-    }
-    return store.appendTurns(keyHash, turns);
-  }
-
-  /** Ends the rows stored while the turn ran (see storeOpen) on `turns`, with the door's side row: `true` when it had one. */
-  private async close(turn: TurnState, opened: OpenedTurn, turns: NewTalkTurn[], outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<true | void> {
-    const store = this.store as Required<Pick<SessionStore, 'closeTurn'>>;
-    const side = turn.side?.({ status: outcome.status, text: outcome.text });
-    try {
-      await store.closeTurn(opened, turns, side);
-    } catch (error) {
-      // The client hears of the failure; the turn is stored as failed once storage is back.
-      const failed = this.turnRows(turn, { status: outcome.status === 'complete' ? 'error' : outcome.status, text: outcome.text });
-      this.replicas?.retryLater(() => store.closeTurn(opened, failed));
-      throw error;
-    }
-    if (side !== undefined) return true;
-  }
-
-  /**
-   * Stores a turn that is still running as it stands: the user's message and a placeholder for the
-   * reply, both `open` (out of history until the turn ends) and tagged with this instance, so that
-   * should it die before the turn ends (kill -9), another marks the turn interrupted and the
-   * message is kept. Not awaited by the turn; `record` waits for it. When it fails, the turn is
-   * stored once, as it ends, as before.
-   */
-  private storeOpen(turn: TurnState): void {
-    const { store, replicas } = this;
-    if (turn.ending || !turn.keyHash || !store.openTurn || !replicas) return;
-    turn.opening = store.openTurn(turn.keyHash, this.turnRows(turn, { status: 'error', text: '' }), replicas.id).then(
-      (opened) => {
-        turn.opened = opened;
-      },
-      (error: unknown) => this.logFailure('Could not store a running /talk turn (it is stored when it ends)', error, turn),
-    );
-  }
-
-  /** The turn's rows: the user's message (none in a turn that continues without one), and the reply as `outcome` has it. */
-  private turnRows(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): NewTalkTurn[] {
-    const reply: NewTalkTurn = { role: 'assistant', content: outcome.text, messageId: turn.messageId, status: outcome.status, createdAt: new Date(), toolSteps: turn.toolSteps.snapshot() };
-    if (turn.message === undefined) return [reply];
-    return [{ role: 'user', content: turn.message, messageId: turn.userMessageId, status: 'complete', createdAt: turn.receivedAt }, reply];
-  }
-
-  private async recordQuietly(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<boolean> {
-    try {
-      return (await this.record(turn, outcome)) === true;
-    } catch (error) {
-      this.logFailure(`Could not store an ${outcome.status} /talk turn`, error, turn);
-      return false;
-    }
-  }
 
   /** The error a client sees for a failed turn: never a stack, never an internal message. */
   private failureOf(outcome: TalkOutcome, turn: TurnState): unknown {
@@ -408,12 +324,6 @@ function handOver(emit: (chunk: TalkChunk) => void | Promise<void>, chunk: TalkC
     // The door's writer already failed; the turn ends as it would have.
   }
 }
-
-/** record() of a turn without a session: nothing to store. */
-const NOTHING_STORED: Promise<void> = Promise.resolve();
-
-/** What record() resolves to once a turn's write carried the door's side row. */
-const sideStored = (): true => true;
 
 /** The reads a turn's context waits for (TalkService.startReads); undefined: not read. */
 interface TurnReads {
