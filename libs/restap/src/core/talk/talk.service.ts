@@ -1,35 +1,32 @@
 import { HttpException, Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { context } from '@opentelemetry/api';
 import { RESTAP_OPTIONS } from '../../restap.constants';
-import { AgentErrorException, ShuttingDownException } from '../../exceptions';
-import { AgentTimeoutException } from '../../exceptions/agent-timeout.exception';
+import { AgentErrorException } from '../../exceptions';
 import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
-import type { TalkChunk, TalkContext, TalkTurn } from '../../interfaces/talk.interface';
+import type { TalkContext, TalkTurn } from '../../interfaces/talk.interface';
 import type { NewsItem } from '../../interfaces/news.interface';
 import { RESTAP_SESSION_STORE, type SessionStore } from '../../persistence/session.store';
 import { RestapReplicas } from '../lifecycle/restap-replicas.service';
-import { isStorageError } from '../../persistence/storage-errors';
 import { hashSessionId, mintSessionId } from '../../sessions/session-id';
 import { randomToken } from '../../sessions/random-token';
 import { RestapDrain } from '../lifecycle/restap-drain.service';
-import type { RestapCaller } from '../caller';
 import { CapabilityTools } from '../tools/capability-tools';
-import { createTalkTools, resultText, ToolStepLog } from '../tools/talk-tools';
+import { createTalkTools, ToolStepLog } from '../tools/talk-tools';
 import { answeredClientStep, clientTalkTools, pendingClientCalls } from '../tools/client-tools';
 import { RestapRegistry, type RegisteredHandler } from '../registry/restap.registry';
 import { createTalkContext, NONE } from './talk.context';
 import { assertStorableText } from '../../text/storable-text';
 import { RESTAP_TALK_NEWS_SOURCE, type TalkNewsSource } from './talk-news.source';
-import { TalkRun, type TalkOutcome } from './talk.run';
+import { TalkRun } from './talk.run';
 import { ApprovalService, type DecidedApproval } from '../approvals/approval.service';
 import type { ApprovalAnswer } from '../approvals/approval.types';
-import { approvalQuestionText, TurnApprovals } from '../approvals/turn-approvals';
-import { toolNameOf } from '../tools/tool-names';
+import { TurnApprovals } from '../approvals/turn-approvals';
 import { InvalidRequestException } from '../../exceptions';
 import { startTurnSpan, traceSuffix } from '../telemetry/restap.telemetry';
-import type { OpenTurn, TurnRequest, TurnResult } from './turn.types';
+import type { OpenTurn, TurnRequest } from './turn.types';
 import { TurnHandle, type TurnState } from './turn.handle';
-import { OPEN_TURN_AFTER_MS, TurnRecorder } from './turn.recorder';
+import { TurnRecorder } from './turn.recorder';
+import { TurnRunner } from './turn.runner';
 
 const newMessageId = (): string => `msg_${randomToken(12)}`;
 
@@ -41,19 +38,10 @@ const newMessageId = (): string => `msg_${randomToken(12)}`;
 @Injectable()
 export class TalkService {
   private readonly logger = new Logger('Restap');
-  /** Stores the turns' rows (TurnRecorder), the same for every turn. */
-  private readonly recorder: TurnRecorder;
+  /** Runs the opened turns (TurnRunner), the same for every turn. */
+  private readonly runner: TurnRunner;
   /** How a turn's news is read (`contextBudget.itemChars` per item), the same for every turn. */
   private newsReadOptions?: { maxChars: number };
-
-  /**
-   * Runs an opened turn once (OpenTurn.run) in its span's context (as in open(): entered only when
-   * it is not the one already active); `execute` ends the span.
-   */
-  private readonly runOpened = (opened: TurnHandle, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TurnResult> => {
-    const { context: turnContext } = opened.span;
-    return context.active() === turnContext ? this.execute(opened, emit) : context.with(turnContext, () => this.execute(opened, emit));
-  };
 
   constructor(
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
@@ -65,7 +53,7 @@ export class TalkService {
     @Optional() replicas?: RestapReplicas,
     @Optional() private readonly approvals?: ApprovalService,
   ) {
-    this.recorder = new TurnRecorder(store, replicas, this);
+    this.runner = new TurnRunner(options, registry, new TurnRecorder(store, replicas, this), this, approvals);
   }
 
   /**
@@ -107,7 +95,7 @@ export class TalkService {
     const run = new TalkRun(talk.timeoutMs);
     // The session shows in traces only as a prefix of the hash it is stored under.
     const span = startTurnSpan(this.options.agent.name, turn.keyHash?.toString('hex', 0, 8), turn.messageId, this.options.telemetry?.captureContent === true);
-    const opened = new TurnHandle(turn, run, span, request.caller, handler, this.runOpened);
+    const opened = new TurnHandle(turn, run, span, request.caller, handler, this.runner.run);
     if (this.drain) opened.finished = this.drain.track(opened);
     try {
       // A span that records nothing leaves the turn in the caller's own context: nothing to enter.
@@ -205,107 +193,6 @@ export class TalkService {
   }
 
   /**
-   * Runs the approved call (or records the denial) before the handler, framed by `tool.start` /
-   * `tool.end` and kept as the turn's first tool step, so the model sees its result after the
-   * person's message. Not cut by the turn's signal: an approved action runs to its end (bounded
-   * by `capabilityTimeoutMs`), whoever stops reading.
-   */
-  private async answer(decided: DecidedApproval, turn: TurnState, caller: RestapCaller, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<void> {
-    const { record } = decided;
-    const id = `call_${randomToken(12)}`;
-    const name = record.toolName ?? toolNameOf(record.capability) ?? record.capability;
-    const approval = { id: record.id, decision: decided.approved ? 'approved' : 'denied' };
-    handOver(emit, { event: 'tool.start', id, name, arguments: decided.args, approval });
-    const result = await this.approvals!.run(decided, caller, undefined, resultText);
-    const content = resultText(result);
-    const call = turn.toolSteps.open(undefined, { id, name, arguments: record.arguments, result: content, ok: result.ok });
-    turn.answered.push({ calls: [{ ...call }] });
-    handOver(emit, { event: 'tool.end', id, name, ok: result.ok, result: content.length > 200 ? `${content.slice(0, 200)}…` : content, approval });
-  }
-
-  /**
-   * Pumps the handler, then stores the turn; a reply that cannot be stored is a failure (503). A
-   * turn still running after {@link OPEN_TURN_AFTER_MS} is stored as it stands first (see
-   * `TurnRecorder.storeOpen`).
-   */
-  private async execute(opened: TurnHandle, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TurnResult> {
-    const { turn, talkRun: run, caller } = opened;
-    // The span's status: the result's, 'error' should anything throw.
-    let status = 'error';
-    try {
-      this.recorder.storeIfLasting(turn);
-      if (turn.decided) for (const decided of turn.decided) await this.answer(decided, turn, caller, emit);
-      const { approvals, toolSteps } = turn;
-      const { handler, ctx } = opened;
-      const invoke = (): unknown => handler.invoke(ctx);
-      // Once a call waits for a person or the client and none is still running, the model is not asked again.
-      const pumped =
-        approvals || turn.clientTools
-          ? (chunk: TalkChunk): void | Promise<void> => {
-              const handed = emit(chunk);
-              if (approvals?.settled) run.stop('approval');
-              else if (toolSteps.handedOff) run.stop('client');
-              return handed;
-            }
-          : emit;
-      const pumping = run.pump(invoke, pumped);
-      const outcome = pumping instanceof Promise ? await pumping : pumping;
-      const asked = approvals?.asked.length ? approvals.asked : undefined;
-      const handedOver = toolSteps.handedOver.length && outcome.status === 'complete' ? toolSteps.handedOver.map(({ id, name, arguments: args }) => ({ id, name, arguments: args })) : undefined;
-      if (asked && outcome.status === 'complete' && turn.approvalsInReply !== false) {
-        for (const a of asked) handOver(emit, { event: 'approval.required', ...a });
-        const question = approvalQuestionText(asked);
-        const delta = outcome.text ? `\n\n${question}` : question;
-        handOver(emit, { event: 'message.delta', text: delta });
-        outcome.text += delta;
-      }
-      if (outcome.status === 'aborted') {
-        const sideStored = await this.recorder.recordQuietly(turn, outcome);
-        status = 'aborted';
-        return withSide({ status: 'aborted', text: outcome.text }, sideStored);
-      }
-      if (outcome.status === 'error') {
-        const sideStored = await this.recorder.recordQuietly(turn, outcome);
-        const failure = this.failureOf(outcome, turn);
-        return withSide({ status: 'error', text: outcome.text, failure }, sideStored);
-      }
-      let sideStored: true | void;
-      try {
-        sideStored = await this.recorder.record(turn, outcome);
-      } catch (error) {
-        this.logFailure('Could not store a /talk turn', error, turn);
-        status = 'complete';
-        return { status: 'complete', text: outcome.text, failure: error };
-      }
-      const result: TurnResult = { status: 'complete', text: outcome.text };
-      if (asked) {
-        result.approvals = asked;
-        result.approvalCalls = { ...approvals!.callIds };
-      }
-      if (handedOver) result.handedOver = handedOver;
-      status = 'complete';
-      return withSide(result, sideStored === true);
-    } finally {
-      opened.span.end(status, run.stopReason);
-      opened.finished?.();
-    }
-  }
-
-
-  /** The error a client sees for a failed turn: never a stack, never an internal message. */
-  private failureOf(outcome: TalkOutcome, turn: TurnState): unknown {
-    if (outcome.stopped === 'timeout') {
-      return new AgentTimeoutException(`The agent did not finish its reply within ${this.options.talk.timeoutMs} ms.`);
-    }
-    if (outcome.stopped === 'shutdown') return new ShuttingDownException('The agent shut down before the reply was complete; retry.');
-    const { error } = outcome;
-    if (error instanceof HttpException) return error; // thrown on purpose by the handler
-    const handler = this.registry.getTalkHandler();
-    this.logFailure(`@Talk() handler ${handler?.className}.${handler?.methodName} failed`, error, turn);
-    return isStorageError(error) ? error : new AgentErrorException();
-  }
-
-  /**
    * Class and message only: request data never reaches the log, and the turn's session_id is
    * masked should a handler's error message quote it.
    */
@@ -316,23 +203,8 @@ export class TalkService {
   }
 }
 
-/** Hands a chunk over without waiting on backpressure (the turn is not pumping); a failed write is the door's to see. */
-function handOver(emit: (chunk: TalkChunk) => void | Promise<void>, chunk: TalkChunk): void {
-  try {
-    void Promise.resolve(emit(chunk)).catch(() => undefined);
-  } catch {
-    // The door's writer already failed; the turn ends as it would have.
-  }
-}
-
 /** The reads a turn's context waits for (TalkService.startReads); undefined: not read. */
 interface TurnReads {
   history?: Promise<TalkTurn[]>;
   news?: Promise<NewsItem[]>;
-}
-
-/** `result`, marked when the door's side row was stored with the turn. */
-function withSide(result: TurnResult, sideStored: boolean): TurnResult {
-  if (sideStored) result.sideStored = true;
-  return result;
 }
