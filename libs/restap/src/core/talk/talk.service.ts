@@ -1,5 +1,4 @@
 import { HttpException, Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { context } from '@opentelemetry/api';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { AgentErrorException } from '../../exceptions';
 import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
@@ -98,16 +97,14 @@ export class TalkService {
     const opened = new TurnHandle(turn, run, span, request.caller, handler, this.runner.run);
     if (this.drain) opened.finished = this.drain.track(opened);
     try {
-      // A span that records nothing leaves the turn in the caller's own context: nothing to enter.
-      const inTurn = context.active() === span.context;
-      const reads = inTurn ? this.startReads(turn) : context.with(span.context, () => this.startReads(turn));
+      const reads = span.run(() => this.startReads(turn));
       // A new session's turn awaits its news read alone: no Promise.all, no empty arrays of its own.
       let history: readonly TalkTurn[] = NONE;
       let news: readonly NewsItem[] = NONE;
       if (reads.history && reads.news) [history, news] = await Promise.all([reads.history, reads.news]);
       else if (reads.history) history = await reads.history;
       else if (reads.news) news = await reads.news;
-      opened.ctx = inTurn ? this.createContext(turn, request, run, history, news) : context.with(span.context, () => this.createContext(turn, request, run, history, news));
+      opened.ctx = span.run(() => this.createContext(turn, request, run, history, news));
       if (request.message === undefined && !turn.answered.length && !(request.approval && this.approvals)) {
         throw new InvalidRequestException('This turn has no new message and carries no result of a call the conversation waits for, nor an approval answer: there is nothing to continue.');
       }

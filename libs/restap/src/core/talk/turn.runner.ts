@@ -1,5 +1,4 @@
 import { HttpException } from '@nestjs/common';
-import { context } from '@opentelemetry/api';
 import { AgentErrorException, ShuttingDownException } from '../../exceptions';
 import { AgentTimeoutException } from '../../exceptions/agent-timeout.exception';
 import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
@@ -31,14 +30,8 @@ export class TurnRunner {
     private readonly approvals?: ApprovalService,
   ) {}
 
-  /**
-   * Runs an opened turn once (OpenTurn.run) in its span's context (as in TalkService.open(): entered only when
-   * it is not the one already active); `execute` ends the span.
-   */
-  readonly run = (opened: TurnHandle, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TurnResult> => {
-    const { context: turnContext } = opened.span;
-    return context.active() === turnContext ? this.execute(opened, emit) : context.with(turnContext, () => this.execute(opened, emit));
-  };
+  /** Runs an opened turn once (OpenTurn.run) in its span's context (TurnSpan.run); `execute` ends the span. */
+  readonly run = (opened: TurnHandle, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TurnResult> => opened.span.run(() => this.execute(opened, emit));
 
   /**
    * Runs the approved call (or records the denial) before the handler, framed by `tool.start` /
