@@ -9,7 +9,7 @@ export { NewsWakeups } from './core/news/news-wakeups';
 export type { NewsCommitHint } from './core/news/news-wakeups';
 export type { NewsItemsPage } from './core/news/news.service';
 export { TalkService } from './core/talk/talk.service';
-export type { TurnRequest, OpenTurn, TurnResult, TurnStopReason } from './core/talk/talk.service';
+export type { TurnRequest, OpenTurn, TurnResult, TurnStopReason } from './core/talk/turn.types';
 export { callerOf } from './core/caller';
 export type { RestapCaller, RestapCallerAuth } from './core/caller';
 export type { NewsHandlerContext } from './core/news/news-handler.context';

@@ -1,140 +1,33 @@
 import { HttpException, Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { context } from '@opentelemetry/api';
 import { RESTAP_OPTIONS } from '../../restap.constants';
-import { AgentErrorException, ShuttingDownException } from '../../exceptions';
-import { AgentTimeoutException } from '../../exceptions/agent-timeout.exception';
+import { AgentErrorException } from '../../exceptions';
 import type { ResolvedRestapCoreOptions } from '../../interfaces/restap-options.interface';
-import type { TalkChunk, TalkContext, TalkTool, TalkToolStep, TalkTurn, TalkTurnStatus } from '../../interfaces/talk.interface';
+import type { TalkContext, TalkTurn } from '../../interfaces/talk.interface';
 import type { NewsItem } from '../../interfaces/news.interface';
-import { RESTAP_SESSION_STORE, type NewTalkTurn, type OpenedTurn, type SessionStore, type TurnSideRow } from '../../persistence/session.store';
+import { RESTAP_SESSION_STORE, type SessionStore } from '../../persistence/session.store';
 import { RestapReplicas } from '../lifecycle/restap-replicas.service';
-import { isStorageError } from '../../persistence/storage-errors';
 import { hashSessionId, mintSessionId } from '../../sessions/session-id';
 import { randomToken } from '../../sessions/random-token';
-import { RestapDrain, type DrainableWork } from '../lifecycle/restap-drain.service';
-import type { RestapCaller } from '../caller';
+import { RestapDrain } from '../lifecycle/restap-drain.service';
 import { CapabilityTools } from '../tools/capability-tools';
-import { createTalkTools, resultText, ToolStepLog } from '../tools/talk-tools';
-import { answeredClientStep, clientTalkTools, pendingClientCalls, type ClientTool, type ClientToolResult } from '../tools/client-tools';
+import { createTalkTools, ToolStepLog } from '../tools/talk-tools';
+import { answeredClientStep, clientTalkTools, pendingClientCalls } from '../tools/client-tools';
 import { RestapRegistry, type RegisteredHandler } from '../registry/restap.registry';
 import { createTalkContext, NONE } from './talk.context';
 import { assertStorableText } from '../../text/storable-text';
 import { RESTAP_TALK_NEWS_SOURCE, type TalkNewsSource } from './talk-news.source';
-import { TalkRun, type TalkOutcome, type TalkStopReason } from './talk.run';
-import { TurnDeadlines, type TurnDeadline } from './turn-deadlines';
+import { TalkRun } from './talk.run';
 import { ApprovalService, type DecidedApproval } from '../approvals/approval.service';
-import type { ApprovalAnswer, ApprovalRequest } from '../approvals/approval.types';
-import { approvalQuestionText, TurnApprovals } from '../approvals/turn-approvals';
-import { toolNameOf } from '../tools/tool-names';
+import type { ApprovalAnswer } from '../approvals/approval.types';
+import { TurnApprovals } from '../approvals/turn-approvals';
 import { InvalidRequestException } from '../../exceptions';
-import { startTurnSpan, traceSuffix, type TurnSpan } from '../telemetry/restap.telemetry';
-
-/** One turn as a door asks for it: the message, the session to continue (if any), who asks. */
-export interface TurnRequest {
-  /**
-   * The person's message. Absent: the turn continues the conversation without one (an AG-UI run
-   * that carries a client tool's result or an approval's answer); it must then carry
-   * `clientResults` answering a call the session waits for, or `approval` (400 otherwise).
-   */
-  message?: string;
-  /**
-   * Tools the client runs itself (AG-UI frontend tools), offered to the model beside the
-   * capabilities for this turn, under `clientTalkTools`' naming rule (400 otherwise). Offered only
-   * in a session: a call of one ends the turn, and its result comes back in a later turn.
-   */
-  clientTools?: readonly ClientTool[];
-  /**
-   * The client's results of calls the session waits for (handed to it by an earlier turn). A
-   * result answering no pending call (an earlier one, resent with the conversation) is ignored.
-   */
-  clientResults?: readonly ClientToolResult[];
-  /**
-   * False when the door shows the approvals a turn asks for in its own protocol (AG-UI
-   * interrupts): the question is then not added to the reply text and no `approval.required`
-   * chunk is sent. @default true
-   */
-  approvalsInReply?: boolean;
-  /** A session_id to continue, already validated (`parseSessionId`); none: one is minted when sessions are on. */
-  sessionId?: string;
-  /**
-   * True when `sessionId` was minted by the door for this very turn (`mintSessionId`, never sent by
-   * the client): the session has no history and no feed yet, so neither is read — as for a session
-   * the service mints itself.
-   */
-  sessionMinted?: boolean;
-  caller: RestapCaller;
-  /**
-   * A door's own row to store with the turn, in the statement that stores it (see TurnSideRow):
-   * asked for once the handler has ended, right before the turn is written; `undefined` for none.
-   * Not asked when nothing of the turn is stored (sessions off) or the store cannot write side rows.
-   * `TurnResult.sideStored` tells whether it was committed with the turn.
-   */
-  side?: (ending: TurnEnding) => TurnSideRow | undefined;
-  /**
-   * The person's answer to an approval asked earlier in this session (issue 35): decided when the
-   * turn opens (404/409/410 if it cannot be), run — approved — before the handler, whose model
-   * then sees the result. Without it, a plain "approve"/"deny" message answers the session's one
-   * pending approval. Several answers (AG-UI resumes every interrupt of a run at once) are decided
-   * in order: the first one that cannot be refuses the turn; once one is decided, a later one that
-   * cannot be (it is no longer pending: nothing to run) is passed over.
-   */
-  approval?: ApprovalAnswer | readonly ApprovalAnswer[];
-}
-
-/** How a turn's handler ended, as a door's side row sees it (see TurnRequest.side). */
-export interface TurnEnding {
-  status: TalkTurnStatus;
-  text: string;
-  /** The approvals the turn asked a person for (it waits for them: issue 35). */
-  approvals?: ApprovalRequest[];
-}
-
-/** Why a door stops a turn: its client left (`disconnect`), or it was cancelled on purpose (`cancel`). */
-export type TurnStopReason = Exclude<TalkStopReason, 'approval' | 'client'> | 'cancel';
-
-/** How a turn ended. `failure` is safe to show a client: `toErrorBody(failure)` gives its status and body. */
-export interface TurnResult {
-  status: TalkTurnStatus;
-  /** The reply text produced (all of it when complete). */
-  text: string;
-  /** Why the turn failed, or why a finished reply could not be stored; absent otherwise. */
-  failure?: unknown;
-  /** True when the door's side row (TurnRequest.side) was committed with the turn. */
-  sideStored?: true;
-  /** The approvals the turn asked a person for; the gated calls did not run (issue 35). */
-  approvals?: ApprovalRequest[];
-  /** The model's call id each of `approvals` holds, by approval id. */
-  approvalCalls?: Readonly<Record<string, string>>;
-  /** The client tools' calls the turn handed to the client and ended on (their results come in a later turn). */
-  handedOver?: Array<{ id: string; name: string; arguments: string }>;
-}
-
-/** A turn whose context is loaded, ready to run once. */
-export interface OpenTurn {
-  /** The session continued or minted for this turn; undefined when sessions are off. A secret. */
-  readonly sessionId?: string;
-  /** Id of the assistant message being produced. */
-  readonly messageId: string;
-  /** `hashSessionId(sessionId)`, the form storage keys the session by; undefined without a session. */
-  readonly keyHash?: Buffer;
-  /**
-   * Runs the `@Talk()` handler, handing `emit` each chunk (awaited: backpressure), then stores the
-   * turn (user message and reply, with how it ended). Never rejects.
-   */
-  run(emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TurnResult>;
-  /** Stops the turn: the handler's `ctx.signal` fires; the first reason wins. */
-  stop(reason: TurnStopReason): void;
-}
+import { startTurnSpan, traceSuffix } from '../telemetry/restap.telemetry';
+import type { OpenTurn, TurnRequest } from './turn.types';
+import { TurnHandle, type TurnState } from './turn.handle';
+import { TurnRecorder } from './turn.recorder';
+import { TurnRunner } from './turn.runner';
 
 const newMessageId = (): string => `msg_${randomToken(12)}`;
-
-/**
- * How long a turn runs before it is stored as it stands (user message kept, reply `open`), ms. A
- * turn that ends sooner is written once, when it ends, in one statement as before: the write that
- * keeps a turn across a crash of its instance costs only turns that last (a model's replies take
- * seconds), not the quick ones. As for the A2A door's unseen tasks (UNSEEN_TASK_MS).
- */
-export const OPEN_TURN_AFTER_MS = 100;
 
 /**
  * A conversation turn, whatever door it came through (RESTAP /talk, MCP, A2A): message + session →
@@ -144,19 +37,10 @@ export const OPEN_TURN_AFTER_MS = 100;
 @Injectable()
 export class TalkService {
   private readonly logger = new Logger('Restap');
-  /** The turns to store as they stand if still running after OPEN_TURN_AFTER_MS (see storeOpen): one timer for them all. */
-  private readonly openLater = new TurnDeadlines<TurnState>(OPEN_TURN_AFTER_MS, (turn) => this.storeOpen(turn));
+  /** Runs the opened turns (TurnRunner), the same for every turn. */
+  private readonly runner: TurnRunner;
   /** How a turn's news is read (`contextBudget.itemChars` per item), the same for every turn. */
   private newsReadOptions?: { maxChars: number };
-
-  /**
-   * Runs an opened turn once (OpenTurn.run) in its span's context (as in open(): entered only when
-   * it is not the one already active); `execute` ends the span.
-   */
-  private readonly runOpened = (opened: TurnHandle, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TurnResult> => {
-    const { context: turnContext } = opened.span;
-    return context.active() === turnContext ? this.execute(opened, emit) : context.with(turnContext, () => this.execute(opened, emit));
-  };
 
   constructor(
     @Inject(RESTAP_OPTIONS) private readonly options: ResolvedRestapCoreOptions,
@@ -165,9 +49,11 @@ export class TalkService {
     @Optional() @Inject(RESTAP_TALK_NEWS_SOURCE) private readonly newsSource?: TalkNewsSource,
     @Optional() private readonly drain?: RestapDrain,
     @Optional() private readonly tools?: CapabilityTools,
-    @Optional() private readonly replicas?: RestapReplicas,
+    @Optional() replicas?: RestapReplicas,
     @Optional() private readonly approvals?: ApprovalService,
-  ) {}
+  ) {
+    this.runner = new TurnRunner(options, registry, new TurnRecorder(store, replicas, this), this, approvals);
+  }
 
   /**
    * Opens a turn: mints the session when none is given, loads its history and the news the agent
@@ -208,19 +94,17 @@ export class TalkService {
     const run = new TalkRun(talk.timeoutMs);
     // The session shows in traces only as a prefix of the hash it is stored under.
     const span = startTurnSpan(this.options.agent.name, turn.keyHash?.toString('hex', 0, 8), turn.messageId, this.options.telemetry?.captureContent === true);
-    const opened = new TurnHandle(turn, run, span, request.caller, handler, this.runOpened);
+    const opened = new TurnHandle(turn, run, span, request.caller, handler, this.runner.run);
     if (this.drain) opened.finished = this.drain.track(opened);
     try {
-      // A span that records nothing leaves the turn in the caller's own context: nothing to enter.
-      const inTurn = context.active() === span.context;
-      const reads = inTurn ? this.startReads(turn) : context.with(span.context, () => this.startReads(turn));
+      const reads = span.run(() => this.startReads(turn));
       // A new session's turn awaits its news read alone: no Promise.all, no empty arrays of its own.
       let history: readonly TalkTurn[] = NONE;
       let news: readonly NewsItem[] = NONE;
       if (reads.history && reads.news) [history, news] = await Promise.all([reads.history, reads.news]);
       else if (reads.history) history = await reads.history;
       else if (reads.news) news = await reads.news;
-      opened.ctx = inTurn ? this.createContext(turn, request, run, history, news) : context.with(span.context, () => this.createContext(turn, request, run, history, news));
+      opened.ctx = span.run(() => this.createContext(turn, request, run, history, news));
       if (request.message === undefined && !turn.answered.length && !(request.approval && this.approvals)) {
         throw new InvalidRequestException('This turn has no new message and carries no result of a call the conversation waits for, nor an approval answer: there is nothing to continue.');
       }
@@ -306,185 +190,6 @@ export class TalkService {
   }
 
   /**
-   * Runs the approved call (or records the denial) before the handler, framed by `tool.start` /
-   * `tool.end` and kept as the turn's first tool step, so the model sees its result after the
-   * person's message. Not cut by the turn's signal: an approved action runs to its end (bounded
-   * by `capabilityTimeoutMs`), whoever stops reading.
-   */
-  private async answer(decided: DecidedApproval, turn: TurnState, caller: RestapCaller, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<void> {
-    const { record } = decided;
-    const id = `call_${randomToken(12)}`;
-    const name = record.toolName ?? toolNameOf(record.capability) ?? record.capability;
-    const approval = { id: record.id, decision: decided.approved ? 'approved' : 'denied' };
-    handOver(emit, { event: 'tool.start', id, name, arguments: decided.args, approval });
-    const result = await this.approvals!.run(decided, caller, undefined, resultText);
-    const content = resultText(result);
-    const call = turn.toolSteps.open(undefined, { id, name, arguments: record.arguments, result: content, ok: result.ok });
-    turn.answered.push({ calls: [{ ...call }] });
-    handOver(emit, { event: 'tool.end', id, name, ok: result.ok, result: content.length > 200 ? `${content.slice(0, 200)}…` : content, approval });
-  }
-
-  /**
-   * Pumps the handler, then stores the turn; a reply that cannot be stored is a failure (503). A
-   * turn still running after {@link OPEN_TURN_AFTER_MS} is stored as it stands first (see
-   * `storeOpen`).
-   */
-  private async execute(opened: TurnHandle, emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TurnResult> {
-    const { turn, talkRun: run, caller } = opened;
-    // The span's status: the result's, 'error' should anything throw.
-    let status = 'error';
-    try {
-      if (turn.keyHash && this.store.openTurn && this.store.closeTurn && this.replicas) {
-        turn.openDeadline = this.openLater.add(turn);
-      }
-      if (turn.decided) for (const decided of turn.decided) await this.answer(decided, turn, caller, emit);
-      const { approvals, toolSteps } = turn;
-      const { handler, ctx } = opened;
-      const invoke = (): unknown => handler.invoke(ctx);
-      // Once a call waits for a person or the client and none is still running, the model is not asked again.
-      const pumped =
-        approvals || turn.clientTools
-          ? (chunk: TalkChunk): void | Promise<void> => {
-              const handed = emit(chunk);
-              if (approvals?.settled) run.stop('approval');
-              else if (toolSteps.handedOff) run.stop('client');
-              return handed;
-            }
-          : emit;
-      const pumping = run.pump(invoke, pumped);
-      const outcome = pumping instanceof Promise ? await pumping : pumping;
-      const asked = approvals?.asked.length ? approvals.asked : undefined;
-      const handedOver = toolSteps.handedOver.length && outcome.status === 'complete' ? toolSteps.handedOver.map(({ id, name, arguments: args }) => ({ id, name, arguments: args })) : undefined;
-      if (asked && outcome.status === 'complete' && turn.approvalsInReply !== false) {
-        for (const a of asked) handOver(emit, { event: 'approval.required', ...a });
-        const question = approvalQuestionText(asked);
-        const delta = outcome.text ? `\n\n${question}` : question;
-        handOver(emit, { event: 'message.delta', text: delta });
-        outcome.text += delta;
-      }
-      if (outcome.status === 'aborted') {
-        const sideStored = await this.recordQuietly(turn, outcome);
-        status = 'aborted';
-        return withSide({ status: 'aborted', text: outcome.text }, sideStored);
-      }
-      if (outcome.status === 'error') {
-        const sideStored = await this.recordQuietly(turn, outcome);
-        const failure = this.failureOf(outcome, turn);
-        return withSide({ status: 'error', text: outcome.text, failure }, sideStored);
-      }
-      let sideStored: true | void;
-      try {
-        sideStored = await this.record(turn, outcome);
-      } catch (error) {
-        this.logFailure('Could not store a /talk turn', error, turn);
-        status = 'complete';
-        return { status: 'complete', text: outcome.text, failure: error };
-      }
-      const result: TurnResult = { status: 'complete', text: outcome.text };
-      if (asked) {
-        result.approvals = asked;
-        result.approvalCalls = { ...approvals!.callIds };
-      }
-      if (handedOver) result.handedOver = handedOver;
-      status = 'complete';
-      return withSide(result, sideStored === true);
-    } finally {
-      opened.span.end(status, run.stopReason);
-      opened.finished?.();
-    }
-  }
-
-  /**
-   * Appends the user message and the reply (with how it ended) to the session, when there is one,
-   * and the door's side row with them when it gives one: resolves `true` when that row was stored with the turn.
-   */
-  private record(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<true | void> {
-    const { keyHash } = turn;
-    if (!keyHash) return NOTHING_STORED;
-    if (turn.openDeadline) this.openLater.remove(turn.openDeadline);
-    turn.ending = true;
-    // A turn stored while it ran (one that lasted) waits for that write; a quick one is written at once.
-    return turn.opening ? turn.opening.then(() => this.storeTurn(turn, keyHash, outcome)) : this.storeTurn(turn, keyHash, outcome);
-  }
-
-  /** record(), once no open write is in flight: closes the rows stored while the turn ran, or appends the turn. */
-  private storeTurn(turn: TurnState, keyHash: Buffer, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<true | void> {
-    const turns = this.turnRows(turn, outcome);
-    const { store } = this;
-    if (turn.opened && store.closeTurn) return this.close(turn, turn.opened, turns, outcome);
-    if (turn.side && store.appendTurnsWith) {
-      const asked = turn.approvals?.asked.length ? turn.approvals.asked : undefined;
-      const ending: TurnEnding = { status: outcome.status, text: outcome.text };
-      if (asked && outcome.status === 'complete') ending.approvals = asked;
-      const side = turn.side(ending);
-      if (side) return store.appendTurnsWith(keyHash, turns, side).then(sideStored);
-    }
-    return store.appendTurns(keyHash, turns);
-  }
-
-  /** Ends the rows stored while the turn ran (see storeOpen) on `turns`, with the door's side row: `true` when it had one. */
-  private async close(turn: TurnState, opened: OpenedTurn, turns: NewTalkTurn[], outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<true | void> {
-    const store = this.store as Required<Pick<SessionStore, 'closeTurn'>>;
-    const side = turn.side?.({ status: outcome.status, text: outcome.text });
-    try {
-      await store.closeTurn(opened, turns, side);
-    } catch (error) {
-      // The client hears of the failure; the turn is stored as failed once storage is back.
-      const failed = this.turnRows(turn, { status: outcome.status === 'complete' ? 'error' : outcome.status, text: outcome.text });
-      this.replicas?.retryLater(() => store.closeTurn(opened, failed));
-      throw error;
-    }
-    if (side !== undefined) return true;
-  }
-
-  /**
-   * Stores a turn that is still running as it stands: the user's message and a placeholder for the
-   * reply, both `open` (out of history until the turn ends) and tagged with this instance, so that
-   * should it die before the turn ends (kill -9), another marks the turn interrupted and the
-   * message is kept. Not awaited by the turn; `record` waits for it. When it fails, the turn is
-   * stored once, as it ends, as before.
-   */
-  private storeOpen(turn: TurnState): void {
-    const { store, replicas } = this;
-    if (turn.ending || !turn.keyHash || !store.openTurn || !replicas) return;
-    turn.opening = store.openTurn(turn.keyHash, this.turnRows(turn, { status: 'error', text: '' }), replicas.id).then(
-      (opened) => {
-        turn.opened = opened;
-      },
-      (error: unknown) => this.logFailure('Could not store a running /talk turn (it is stored when it ends)', error, turn),
-    );
-  }
-
-  /** The turn's rows: the user's message (none in a turn that continues without one), and the reply as `outcome` has it. */
-  private turnRows(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): NewTalkTurn[] {
-    const reply: NewTalkTurn = { role: 'assistant', content: outcome.text, messageId: turn.messageId, status: outcome.status, createdAt: new Date(), toolSteps: turn.toolSteps.snapshot() };
-    if (turn.message === undefined) return [reply];
-    return [{ role: 'user', content: turn.message, messageId: turn.userMessageId, status: 'complete', createdAt: turn.receivedAt }, reply];
-  }
-
-  private async recordQuietly(turn: TurnState, outcome: Pick<TalkOutcome, 'status' | 'text'>): Promise<boolean> {
-    try {
-      return (await this.record(turn, outcome)) === true;
-    } catch (error) {
-      this.logFailure(`Could not store an ${outcome.status} /talk turn`, error, turn);
-      return false;
-    }
-  }
-
-  /** The error a client sees for a failed turn: never a stack, never an internal message. */
-  private failureOf(outcome: TalkOutcome, turn: TurnState): unknown {
-    if (outcome.stopped === 'timeout') {
-      return new AgentTimeoutException(`The agent did not finish its reply within ${this.options.talk.timeoutMs} ms.`);
-    }
-    if (outcome.stopped === 'shutdown') return new ShuttingDownException('The agent shut down before the reply was complete; retry.');
-    const { error } = outcome;
-    if (error instanceof HttpException) return error; // thrown on purpose by the handler
-    const handler = this.registry.getTalkHandler();
-    this.logFailure(`@Talk() handler ${handler?.className}.${handler?.methodName} failed`, error, turn);
-    return isStorageError(error) ? error : new AgentErrorException();
-  }
-
-  /**
    * Class and message only: request data never reaches the log, and the turn's session_id is
    * masked should a handler's error message quote it.
    */
@@ -495,100 +200,8 @@ export class TalkService {
   }
 }
 
-/** Hands a chunk over without waiting on backpressure (the turn is not pumping); a failed write is the door's to see. */
-function handOver(emit: (chunk: TalkChunk) => void | Promise<void>, chunk: TalkChunk): void {
-  try {
-    void Promise.resolve(emit(chunk)).catch(() => undefined);
-  } catch {
-    // The door's writer already failed; the turn ends as it would have.
-  }
-}
-
-/** record() of a turn without a session: nothing to store. */
-const NOTHING_STORED: Promise<void> = Promise.resolve();
-
-/** What record() resolves to once a turn's write carried the door's side row. */
-const sideStored = (): true => true;
-
 /** The reads a turn's context waits for (TalkService.startReads); undefined: not read. */
 interface TurnReads {
   history?: Promise<TalkTurn[]>;
   news?: Promise<NewsItem[]>;
-}
-
-/** `result`, marked when the door's side row was stored with the turn. */
-function withSide(result: TurnResult, sideStored: boolean): TurnResult {
-  if (sideStored) result.sideStored = true;
-  return result;
-}
-
-/** An opened turn as the door holds it (OpenTurn); the drain stops it as `shutdown`. */
-class TurnHandle implements OpenTurn, DrainableWork {
-  readonly sessionId?: string;
-  readonly messageId: string;
-  readonly keyHash?: Buffer;
-  /** The handler's context, once loaded. */
-  ctx!: TalkContext;
-  /** Ends the drain's following of the turn (RestapDrain.track); none without a drain. */
-  finished?: () => void;
-  private ran = false;
-
-  constructor(
-    readonly turn: TurnState,
-    readonly talkRun: TalkRun,
-    readonly span: TurnSpan,
-    readonly caller: RestapCaller,
-    readonly handler: RegisteredHandler,
-    private readonly runOnce: (opened: TurnHandle, emit: (chunk: TalkChunk) => void | Promise<void>) => Promise<TurnResult>,
-  ) {
-    this.sessionId = turn.sessionId;
-    this.messageId = turn.messageId;
-    this.keyHash = turn.keyHash;
-  }
-
-  run(emit: (chunk: TalkChunk) => void | Promise<void>): Promise<TurnResult> {
-    if (this.ran) return Promise.reject(new Error('OpenTurn.run() runs a turn once.'));
-    this.ran = true;
-    return this.runOnce(this, emit);
-  }
-
-  stop(reason: TurnStopReason = 'shutdown'): void {
-    this.talkRun.stop(reason === 'cancel' ? 'disconnect' : reason);
-  }
-}
-
-/** What the service keeps of an open turn. */
-interface TurnState {
-  /** The person's message; undefined in a turn that continues without one. */
-  message?: string;
-  sessionId?: string;
-  /** `hashSessionId(sessionId)`, computed once: the only form storage sees. */
-  keyHash?: Buffer;
-  /** True when the client sent the session_id (so there may be history to load); false for one minted for this turn. */
-  resumed: boolean;
-  messageId: string;
-  userMessageId: string;
-  receivedAt: Date;
-  /** The tool calls the handler makes through `ctx.tools`, stored with the reply (also the ones done before an abort). */
-  toolSteps: ToolStepLog;
-  /** The door's side row, asked for when the turn is stored (see TurnRequest.side). */
-  side?: (ending: TurnEnding) => TurnSideRow | undefined;
-  /** Stores the turn as it stands if it is still running after OPEN_TURN_AFTER_MS (see storeOpen). */
-  openDeadline?: TurnDeadline<TurnState>;
-  /** That write, in flight or done. */
-  opening?: Promise<void>;
-  /** The turn's rows, stored while it ran (see SessionStore.openTurn); absent when it is stored only as it ends. */
-  opened?: OpenedTurn;
-  /** Set once the turn is being stored as it ended: no open write starts after that. */
-  ending?: boolean;
-  /** The gate of the turn's tool calls (approvals on and tools offered). */
-  approvals?: TurnApprovals;
-  /** The approvals this turn answers, decided by it. */
-  decided?: DecidedApproval[];
-  /** The client's tools offered this turn (TurnRequest.clientTools, checked). */
-  clientTools?: readonly TalkTool[];
-  /** TurnRequest.approvalsInReply. */
-  approvalsInReply?: boolean;
-  /** The approved (or denied) call, once run: replayed to the model after the user's message. */
-  answered: TalkToolStep[];
 }

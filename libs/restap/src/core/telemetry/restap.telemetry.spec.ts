@@ -20,6 +20,18 @@ describe('telemetry without a tracer provider (issue 36, item 1: no-op, no measu
     expect(chat.capturesContent).toBe(false);
   });
 
+  it("a turn's run() calls its function at once, in the caller's context, and hands back what it returns", () => {
+    const turn = startTurnSpan('Agent', undefined, 'msg_1');
+    const outside = context.active();
+    const enter = jest.spyOn(context, 'with');
+    try {
+      expect(turn.run(() => context.active())).toBe(outside);
+      expect(enter).not.toHaveBeenCalled();
+    } finally {
+      enter.mockRestore();
+    }
+  });
+
   it('a tool call runs as it would without telemetry, its result untouched', async () => {
     const result = { ok: false as const, status: 403, error: 'forbidden', message: 'no' };
     await expect(withToolSpan('text_reverse', 'text.reverse', 'call_1', async () => result)).resolves.toBe(result);
@@ -77,6 +89,25 @@ describe('telemetry with the SDK (in-memory exporter): structure, parents and at
     expect(tool.parentSpanContext?.spanId).toBe(agent.spanContext().spanId);
     expect(tool.attributes).toMatchObject({ 'gen_ai.tool.name': 'orders_get', 'gen_ai.tool.call.id': 'call_9', 'restap.capability.id': 'orders.get', 'http.response.status_code': 403, 'restap.tool.outcome': 'forbidden', 'error.type': 'forbidden' });
     expect(JSON.stringify(spans.map((s) => [s.attributes, s.events]))).not.toContain('secret text');
+  });
+
+  it("a turn's run() enters the turn's context when it is not the active one, and only then", () => {
+    const turn = startTurnSpan('Agent', undefined, 'msg_3');
+    const spanOf = (): unknown => trace.getSpan(context.active());
+    expect(spanOf()).toBeUndefined();
+    const turnSpan = turn.run(spanOf);
+    expect(turnSpan).toBeDefined();
+    expect(turnSpan).toBe(trace.getSpan(turn.context));
+    context.with(turn.context, () => {
+      const enter = jest.spyOn(context, 'with');
+      try {
+        expect(turn.run(spanOf)).toBe(turnSpan);
+        expect(enter).not.toHaveBeenCalled();
+      } finally {
+        enter.mockRestore();
+      }
+    });
+    turn.end('complete');
   });
 
   it('content is recorded only when the turn opts in (telemetry.captureContent; issue 36, item 6)', async () => {

@@ -103,6 +103,11 @@ export interface TurnSpan {
   readonly context: Context;
   /** Ends the span with the turn's stored status; records the turn's duration. */
   end(status: string, stopped?: string): void;
+  /**
+   * `f()` in the turn's context: called directly when that context is already the active one (a
+   * span that records nothing leaves the turn in the caller's context), entered otherwise.
+   */
+  run<T>(f: () => T): T;
 }
 
 /**
@@ -140,6 +145,11 @@ class OneTurnSpan implements TurnSpan {
     private readonly m: Instruments,
     private readonly startedAt: number,
   ) {}
+
+  run<T>(f: () => T): T {
+    const turnContext = this.context;
+    return context.active() === turnContext ? f() : context.with(turnContext, f);
+  }
 
   end(status: string, stopped?: string): void {
     const { span, m } = this;

@@ -5,7 +5,8 @@ import type { NextFunction, Request, Response } from 'express';
 import { RESTAP_OPTIONS } from '../../restap.constants';
 import { InvalidRequestException, MethodNotAllowedException, RestapException, RouteNotFoundException } from '../../exceptions';
 import { callerOf } from '../../core/caller';
-import { TalkService, type OpenTurn } from '../../core/talk/talk.service';
+import { TalkService } from '../../core/talk/talk.service';
+import type { OpenTurn } from '../../core/talk/turn.types';
 import { isStorageError } from '../../persistence/storage-errors';
 import { DoorKit } from '../kit/door-kit';
 import { DoorPipeline, doorPathOf } from '../kit/door-pipeline';
@@ -15,7 +16,7 @@ import { toErrorBody } from '../kit/http/restap-exception.filter';
 import { bindToDoor, openDoorSpan, runInDoor, type DoorSpanOf } from '../../core/telemetry/restap.telemetry';
 import { ATTR } from '../../core/telemetry/telemetry.names';
 import type { Interrupt, RunFinishedOutcome } from '@ag-ui/core';
-import type { TurnResult } from '../../core/talk/talk.service';
+import type { TurnResult } from '../../core/talk/turn.types';
 import { APPROVAL_RESPONSE_SCHEMA, readAguiRun, type AguiRun } from './agui-run.input';
 import { AguiEventStream } from './agui-event.stream';
 
