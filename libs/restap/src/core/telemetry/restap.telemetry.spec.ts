@@ -1,5 +1,6 @@
 import { context, SpanStatusCode, trace } from '@opentelemetry/api';
-import { openDoorSpan, startChatSpan, startTurnSpan, traceSuffix, withToolSpan, type DoorSpanOf } from './restap.telemetry';
+import { startChatSpan, startTurnSpan, traceSuffix, withToolSpan } from './restap.telemetry';
+import { openDoorSpan, type DoorSpanOf } from './door-span.telemetry';
 
 import { fakeRequest, fakeResponse, PARENT, TRACE, useInMemoryTracing } from '../../../../../test/support/in-memory-tracing';
 

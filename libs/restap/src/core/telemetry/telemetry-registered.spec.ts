@@ -2,7 +2,7 @@ import { context, propagation, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { openDoorSpan, telemetryRegistered } from './restap.telemetry';
+import { openDoorSpan, telemetryRegistered } from './door-span.telemetry';
 import { fakeRequest, fakeResponse, PARENT, TRACE } from '../../../../../test/support/in-memory-tracing';
 
 // Its own file: registering a tracer provider binds the module's tracer to it for the file's life.

@@ -33,7 +33,7 @@ import { A2A_ERROR_CODE, ContentTypeNotSupportedError, JsonRpcRequestMalformedEr
 import { writeDoorError as fail } from '../kit/http/door-error.writer';
 import { isValidHost } from '../kit/http/host-header';
 import { StreamListenerBusManager } from './stream-listener.bus';
-import { runInDoor } from '../../core/telemetry/restap.telemetry';
+import { runInDoor } from '../../core/telemetry/door-span.telemetry';
 import { a2aDoorSpan } from './a2a-door.span';
 
 const CARD_PATH = `/${AGENT_CARD_PATH}`;

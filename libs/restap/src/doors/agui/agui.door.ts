@@ -13,7 +13,7 @@ import { DoorPipeline, doorPathOf } from '../kit/door-pipeline';
 import { writeDoorError as fail } from '../kit/http/door-error.writer';
 import { isValidHost } from '../kit/http/host-header';
 import { toErrorBody } from '../kit/http/restap-exception.filter';
-import { bindToDoor, openDoorSpan, runInDoor, type DoorSpanOf } from '../../core/telemetry/restap.telemetry';
+import { bindToDoor, openDoorSpan, runInDoor, type DoorSpanOf } from '../../core/telemetry/door-span.telemetry';
 import { ATTR } from '../../core/telemetry/telemetry.names';
 import type { Interrupt, RunFinishedOutcome } from '@ag-ui/core';
 import type { TurnResult } from '../../core/talk/turn.types';

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { Attributes, Context } from '@opentelemetry/api';
 import { ATTR } from '../../core/telemetry/telemetry.names';
-import { openDoorSpan, type DoorSpanOf } from '../../core/telemetry/restap.telemetry';
+import { openDoorSpan, type DoorSpanOf } from '../../core/telemetry/door-span.telemetry';
 
 /** A method or tool name fit for a span name and attribute: what a client sends is bounded first. */
 const NAME = /^[A-Za-z0-9_./-]{1,64}$/;

@@ -8,7 +8,7 @@ import { RESTAP_OPTIONS, SESSION_ID_HEADER } from '../../restap.constants';
 import { InvalidJsonException, InvalidRequestException, MethodNotAllowedException } from '../../exceptions';
 import { callerOf } from '../../core/caller';
 import { parseSessionId } from '../../sessions/session-id';
-import { runInDoor } from '../../core/telemetry/restap.telemetry';
+import { runInDoor } from '../../core/telemetry/door-span.telemetry';
 import { bindCall, type McpCall } from './mcp-call.context';
 import { DoorKit } from '../kit/door-kit';
 import { DoorPipeline, doorPathOf } from '../kit/door-pipeline';

@@ -4,7 +4,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { CATALOG_PATH } from '../../../restap.constants';
 import { RestapRegistry } from '../../../core/registry/restap.registry';
 import { ATTR } from '../../../core/telemetry/telemetry.names';
-import { bindToDoor, openDoorSpan, runInDoor, type DoorSpanOf } from '../../../core/telemetry/restap.telemetry';
+import { bindToDoor, openDoorSpan, runInDoor, type DoorSpanOf } from '../../../core/telemetry/door-span.telemetry';
 import { CatalogRoute } from '../catalog/catalog.route';
 import { DoorKit } from '../../kit/door-kit';
 import { DoorPipeline } from '../../kit/door-pipeline';
