@@ -135,6 +135,21 @@ describe('OAuthResource with the memo, against an issuer on loopback (issue 41)'
     expect([...(memoOf(r) as unknown as { entries: Map<string, unknown> }).entries.keys()]).toEqual([tokenKeyOf(b), tokenKeyOf(a)]);
   });
 
+  it('ties a remembered token\'s caller at once (no promise), with the fields, key order and values of a verified one', async () => {
+    const r = resource();
+    const token = await sign('carol', Math.floor(Date.now() / 1000) + 600);
+    await r.authenticate(request(token)); // the first fetches the keys: not remembered
+    const verified = request(token) as Request & Record<string | symbol, unknown>;
+    await r.authenticate(verified);
+    const remembered = request(token) as Request & Record<string | symbol, unknown>;
+    expect(r.authenticate(remembered)).toBeUndefined();
+    const fields = (req: Record<string | symbol, unknown>) => [req.auth, req.user, ...Object.getOwnPropertySymbols(req).map((s) => req[s])];
+    expect(fields(remembered).map((f) => Object.keys(f as object))).toEqual(fields(verified).map((f) => Object.keys(f as object)));
+    expect(fields(remembered)).toEqual(fields(verified));
+    expect(remembered.user).not.toBe(verified.user);
+    expect((remembered.auth as { token: string }).token).toBe(token);
+  });
+
   it('RFC 6750 §3.1 invalid_token: after the issuer rotates its key (unknown kid → JWKS fetched again), a memoised token of the withdrawn key is refused', async () => {
     const r = resource();
     const exp = Math.floor(Date.now() / 1000) + 600;
