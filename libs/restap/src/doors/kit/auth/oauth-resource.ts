@@ -20,7 +20,7 @@ import type { RestapRegistry } from '../../../core/registry/restap.registry';
 import { requiredScopesOf } from '../../../core/auth/capability-scopes';
 import { logLine } from '../http/log-line';
 import type { AuthorizationServerInfo, OAuthGate } from './oauth-gate';
-import { tokenKeyOf, VerifiedTokenMemo } from './verified-token-memo';
+import { signedAs, signingInputOf, tokenKeyOf, VerifiedTokenMemo } from './verified-token-memo';
 import { bearerJwtOf, tieRemembered, tieVerified, verifiedCallerOf, type VerifiedCaller, type VerifiedInfo } from './verified-caller';
 
 /** How long the authorization server's metadata is kept before it is read again, ms. */
@@ -106,7 +106,7 @@ export class OAuthResource implements OAuthTokenVerifier, OAuthGate {
     const header = req.headers.authorization;
     const token = bearerJwtOf(header);
     const known = token === undefined ? undefined : this.verified.get(tokenKeyOf(token), this.keysEpoch);
-    if (known === undefined) return this.verify(req, header);
+    if (known === undefined || !signedAs(token!, known.signed)) return this.verify(req, header);
     tieRemembered(req, known, token!, this.metadataUrl);
     return undefined;
   }
@@ -131,7 +131,7 @@ export class OAuthResource implements OAuthTokenVerifier, OAuthGate {
     const key = tokenKeyOf(token);
     const epoch = this.keysEpoch;
     const known = this.verified.get(key, epoch);
-    if (known) return { ...known.info, token };
+    if (known && signedAs(token, known.signed)) return { ...known.info, token };
     const keys = await this.keySet();
     let payload: JWTPayload;
     try {
@@ -160,7 +160,7 @@ export class OAuthResource implements OAuthTokenVerifier, OAuthGate {
       extra: Object.freeze({ iss: payload.iss, ...(payload.sub ? { sub: payload.sub } : {}), claims: Object.freeze(payload) }),
     });
     // Verified against a key set fetched meanwhile, or the one before it: not remembered.
-    if (this.keysEpoch === epoch) this.verified.set(key, verifiedCallerOf(verified), payload.exp!, this.oauth.jwksCacheMaxAgeMs, epoch);
+    if (this.keysEpoch === epoch) this.verified.set(key, verifiedCallerOf(verified, signingInputOf(token)), payload.exp!, this.oauth.jwksCacheMaxAgeMs, epoch);
     return { ...verified, token };
   }
 

@@ -7,12 +7,14 @@ import { CALLER_AUTH, type RestapCallerAuth } from '../../../core/caller';
 export type VerifiedInfo = Omit<AuthInfo, 'token'>;
 
 /**
- * What the memo keeps of a verified JWT: its AuthInfo (without the token), and what `authenticate`
+ * What the memo keeps of a verified JWT: its signing input, its AuthInfo (without the token), and what `authenticate`
  * ties to each of its requests, built once: the caller's `auth` and `req.user`. These two are
  * copied onto each request, never handed out themselves, so a request gets fresh objects as it
  * did when each was built from the AuthInfo.
  */
 export interface VerifiedCaller {
+  /** The JWT's signing input (`header.payload`): a hit on the memo's key (its signature's hash) must match it too. */
+  readonly signed: string;
   readonly info: VerifiedInfo;
   readonly auth: RestapCallerAuth;
   readonly user: Record<string, unknown>;
@@ -38,10 +40,10 @@ function userOf(info: VerifiedInfo, scopes: readonly string[]): Record<string, u
   return { ...((info.extra ?? {}) as { claims?: JWTPayload }).claims, scopes };
 }
 
-/** What the memo keeps of a JWT verified as `info`. */
-export function verifiedCallerOf(info: VerifiedInfo): VerifiedCaller {
+/** What the memo keeps of a JWT verified as `info`, whose signing input is `signed`. */
+export function verifiedCallerOf(info: VerifiedInfo, signed: string): VerifiedCaller {
   const auth = callerAuthOf(info);
-  return { info, auth, user: userOf(info, auth.scopes) };
+  return { signed, info, auth, user: userOf(info, auth.scopes) };
 }
 
 /** Ties a caller verified now (`info`, from the SDK's `verifyBearerToken`) to the request. */
