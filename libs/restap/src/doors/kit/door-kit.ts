@@ -107,7 +107,15 @@ export class DoorKit {
     if (!oauth) return undefined;
     return (req, res, next, context) => {
       if (req.method === 'OPTIONS' || spares?.(req, context)) return next();
-      oauth.authenticate(req).then(
+      const pending = oauth.authenticate(req);
+      if (pending === undefined) {
+        try {
+          return next();
+        } catch (error) {
+          return writeDoorError(res, error);
+        }
+      }
+      pending.then(
         () => {
           try {
             next();

@@ -34,6 +34,8 @@ export class CapabilityOAuthGuard implements CanActivate {
       if (missing.length) throw resource.insufficientScope(required, `${capability.options.id} needs the scope${missing.length > 1 ? 's' : ''} ${missing.join(' ')}.`);
       return true;
     };
-    return req[CALLER_AUTH] !== undefined ? check() : resource.authenticate(req).then(check);
+    if (req[CALLER_AUTH] !== undefined) return check();
+    const pending = resource.authenticate(req);
+    return pending === undefined ? check() : pending.then(check);
   }
 }

@@ -27,8 +27,11 @@ export interface OAuthGate {
   readonly metadataUrl: string;
   /** The protected resource metadata document, serialized. */
   document(): { body: string };
-  /** Verifies the request's bearer token and ties its caller to the request; rejects with 401/503. */
-  authenticate(req: Request): Promise<void>;
+  /**
+   * Verifies the request's bearer token and ties its caller to the request; rejects with 401/503.
+   * Undefined when the caller was tied at once (a token verified lately, remembered).
+   */
+  authenticate(req: Request): Promise<void> | undefined;
   /** 403 insufficient_scope with the step-up challenge for `scopes`. */
   insufficientScope(scopes: readonly string[], message: string): RestapException;
   /** The authorization server's metadata (for the A2A card). */

@@ -16,12 +16,12 @@ import type { Request } from 'express';
 import type { ResolvedRestapOAuthOptions, ResolvedRestapCoreOptions } from '../../../interfaces/restap-options.interface';
 import { AuthUnavailableException, InsufficientScopeException, InvalidTokenException } from '../../../exceptions';
 import { RestapBootstrapError } from '../../../exceptions/restap-bootstrap.error';
-import { CALLER_AUTH, type RestapCallerAuth } from '../../../core/caller';
 import type { RestapRegistry } from '../../../core/registry/restap.registry';
 import { requiredScopesOf } from '../../../core/auth/capability-scopes';
 import { logLine } from '../http/log-line';
 import type { AuthorizationServerInfo, OAuthGate } from './oauth-gate';
-import { tokenKeyOf, VerifiedTokenMemo } from './verified-token-memo';
+import { signedAs, signingInputOf, tokenKeyOf, VerifiedTokenMemo } from './verified-token-memo';
+import { bearerJwtOf, tieRemembered, tieVerified, verifiedCallerOf, type VerifiedCaller, type VerifiedInfo } from './verified-caller';
 
 /** How long the authorization server's metadata is kept before it is read again, ms. */
 const DISCOVERY_TTL_MS = 60 * 60_000;
@@ -52,7 +52,7 @@ export class OAuthResource implements OAuthTokenVerifier, OAuthGate {
   private server?: Promise<AuthorizationServerInfo>;
   private failedAt = 0;
   /** JWTs verified lately, by their hash (never the token): a client's repeated token is checked once (see VerifiedTokenMemo). */
-  private readonly verified = new VerifiedTokenMemo<Omit<AuthInfo, 'token'>>();
+  private readonly verified = new VerifiedTokenMemo<VerifiedCaller>();
   /** Moves when a JWKS fetch starts and again once its key set is in use: a memoised verification is of one key set. */
   private keysEpoch = 0;
 
@@ -99,28 +99,27 @@ export class OAuthResource implements OAuthTokenVerifier, OAuthGate {
    * Verifies the request's `Authorization: Bearer` token and ties the verified caller to the request
    * (`req.auth`: the MCP SDK's AuthInfo; `req.user`: the claims, as Passport users expect; the
    * caller's `auth` for the core). Rejects with 401 (none or a bad token, `WWW-Authenticate` naming
-   * the metadata) or 503 (the issuer's keys could not be fetched).
+   * the metadata) or 503 (the issuer's keys could not be fetched). A JWT verified lately (remembered,
+   * not expired, of the key set in use: see VerifiedTokenMemo) is tied at once: undefined, no promise.
    */
-  async authenticate(req: Request): Promise<void> {
+  authenticate(req: Request): Promise<void> | undefined {
     const header = req.headers.authorization;
+    const token = bearerJwtOf(header);
+    const known = token === undefined ? undefined : this.verified.get(tokenKeyOf(token), this.keysEpoch);
+    if (known === undefined || !signedAs(token!, known.signed)) return this.verify(req, header);
+    tieRemembered(req, known, token!, this.metadataUrl);
+    return undefined;
+  }
+
+  /** The SDK's path: `verifyBearerToken` (header, verifier, expiry), then the caller tied to the request. */
+  private async verify(req: Request, header: string | undefined): Promise<void> {
     let info: AuthInfo;
     try {
       info = await verifyBearerToken(header, { verifier: this, resourceMetadataUrl: this.metadataUrl });
     } catch (error) {
       throw this.refusal(error, header === undefined);
     }
-    const extra = (info.extra ?? {}) as { sub?: string; iss: string; claims: JWTPayload };
-    const auth: RestapCallerAuth = {
-      clientId: info.clientId,
-      scopes: Object.freeze([...info.scopes]),
-      issuer: extra.iss,
-      ...(extra.sub ? { subject: extra.sub } : {}),
-      ...(info.expiresAt !== undefined ? { expiresAt: info.expiresAt } : {}),
-    };
-    const target = req as Request & { auth?: AuthInfo; user?: unknown; [CALLER_AUTH]?: RestapCallerAuth };
-    target.auth = info;
-    target.user = { ...extra.claims, scopes: auth.scopes };
-    target[CALLER_AUTH] = auth;
+    tieVerified(req, info);
   }
 
   /** The SDK's verifier: a JWT, checked with jose against the issuer's keys; an opaque token, by introspection when configured. */
@@ -132,7 +131,7 @@ export class OAuthResource implements OAuthTokenVerifier, OAuthGate {
     const key = tokenKeyOf(token);
     const epoch = this.keysEpoch;
     const known = this.verified.get(key, epoch);
-    if (known) return { ...known, token };
+    if (known && signedAs(token, known.signed)) return { ...known.info, token };
     const keys = await this.keySet();
     let payload: JWTPayload;
     try {
@@ -153,7 +152,7 @@ export class OAuthResource implements OAuthTokenVerifier, OAuthGate {
     const scopes = typeof scope === 'string' ? scope.split(' ').filter(Boolean) : Array.isArray(scope) ? scope.filter((s): s is string => typeof s === 'string') : [];
     const clientId = [payload.client_id, payload.azp, payload.sub].find((v): v is string => typeof v === 'string') ?? 'unknown';
     // Shared by every request that sends this token while it is remembered: frozen.
-    const verified: Omit<AuthInfo, 'token'> = Object.freeze({
+    const verified: VerifiedInfo = Object.freeze({
       clientId,
       scopes: Object.freeze(scopes) as string[],
       expiresAt: payload.exp,
@@ -161,7 +160,7 @@ export class OAuthResource implements OAuthTokenVerifier, OAuthGate {
       extra: Object.freeze({ iss: payload.iss, ...(payload.sub ? { sub: payload.sub } : {}), claims: Object.freeze(payload) }),
     });
     // Verified against a key set fetched meanwhile, or the one before it: not remembered.
-    if (this.keysEpoch === epoch) this.verified.set(key, verified, payload.exp!, this.oauth.jwksCacheMaxAgeMs, epoch);
+    if (this.keysEpoch === epoch) this.verified.set(key, verifiedCallerOf(verified, signingInputOf(token)), payload.exp!, this.oauth.jwksCacheMaxAgeMs, epoch);
     return { ...verified, token };
   }
 

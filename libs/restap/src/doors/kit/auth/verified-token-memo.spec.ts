@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Request } from 'express';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { OAuthResource } from './oauth-resource';
-import { tokenKeyOf, VerifiedTokenMemo } from './verified-token-memo';
+import { signedAs, signingInputOf, tokenKeyOf, VerifiedTokenMemo } from './verified-token-memo';
 import { resolveOptions } from '../../../restap-options.resolver';
 import type { RestapRegistry } from '../../../core/registry/restap.registry';
 
@@ -52,12 +52,19 @@ describe('VerifiedTokenMemo (issue 41: JWT verification memoised per token)', ()
     expect([memo.get('t1'), memo.get('t3'), memo.get('t4')]).toEqual([1, 3, 4]);
   });
 
-  it('keys a token by its SHA-256, not the token itself; distinct tokens, distinct keys', () => {
-    const token = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln';
-    expect(tokenKeyOf(token)).not.toContain(token);
+  it('keys a token by its signature\'s SHA-256, not the token itself; a hit needs its signing input too', () => {
+    const token = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0.c2lnbmF0dXJl';
+    expect(tokenKeyOf(token)).not.toContain('c2lnbmF0dXJl');
     expect(tokenKeyOf(token)).toHaveLength(44);
     expect(tokenKeyOf(token)).toBe(tokenKeyOf(token));
     expect(tokenKeyOf(token)).not.toBe(tokenKeyOf(`${token}x`));
+    const signed = signingInputOf(token);
+    expect(signed).toBe('eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0');
+    expect(signedAs(token, signed)).toBe(true);
+    const otherPayload = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJiIn0.c2lnbmF0dXJl';
+    expect(tokenKeyOf(otherPayload)).toBe(tokenKeyOf(token));
+    expect(signedAs(otherPayload, signed)).toBe(false);
+    expect(signedAs('eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhIn0x.c2lnbmF0dXJl', signed)).toBe(false);
   });
 });
 
@@ -111,7 +118,7 @@ describe('OAuthResource with the memo, against an issuer on loopback (issue 41)'
     expect(memoOf(r).count).toBe(0);
   });
 
-  it('remembers each distinct token apart, by its hash only, and verifies a repeated token from the memo (same caller, no key fetch)', async () => {
+  it('remembers each distinct token apart, by its signature\'s hash and signing input (never the token), and verifies a repeated token from the memo (same caller, no key fetch)', async () => {
     const r = resource();
     const exp = Math.floor(Date.now() / 1000) + 600;
     const [a, b] = await Promise.all([sign('alice', exp), sign('bob', exp)]);
@@ -133,6 +140,21 @@ describe('OAuthResource with the memo, against an issuer on loopback (issue 41)'
     expect(stored).not.toContain(a);
     expect(stored).not.toContain(a.split('.')[2]);
     expect([...(memoOf(r) as unknown as { entries: Map<string, unknown> }).entries.keys()]).toEqual([tokenKeyOf(b), tokenKeyOf(a)]);
+  });
+
+  it('ties a remembered token\'s caller at once (no promise), with the fields, key order and values of a verified one', async () => {
+    const r = resource();
+    const token = await sign('carol', Math.floor(Date.now() / 1000) + 600);
+    await r.authenticate(request(token)); // the first fetches the keys: not remembered
+    const verified = request(token) as Request & Record<string | symbol, unknown>;
+    await r.authenticate(verified);
+    const remembered = request(token) as Request & Record<string | symbol, unknown>;
+    expect(r.authenticate(remembered)).toBeUndefined();
+    const fields = (req: Record<string | symbol, unknown>) => [req.auth, req.user, ...Object.getOwnPropertySymbols(req).map((s) => req[s])];
+    expect(fields(remembered).map((f) => Object.keys(f as object))).toEqual(fields(verified).map((f) => Object.keys(f as object)));
+    expect(fields(remembered)).toEqual(fields(verified));
+    expect(remembered.user).not.toBe(verified.user);
+    expect((remembered.auth as { token: string }).token).toBe(token);
   });
 
   it('RFC 6750 §3.1 invalid_token: after the issuer rotates its key (unknown kid → JWKS fetched again), a memoised token of the withdrawn key is refused', async () => {

@@ -3,13 +3,34 @@ import { createHash, hash as oneShotHash } from 'node:crypto';
 /** How many verified tokens are remembered at most; the least recently used is forgotten first. */
 export const VERIFIED_TOKEN_MEMO_SIZE = 1_000;
 
-/** The memo's key for a token: its SHA-256, so the memo never holds a token itself. */
+/**
+ * The memo's key for a JWT: the SHA-256 of its signature, the part that makes the token a credential.
+ * With its signing input (`signingInputOf`, which the entry keeps and a hit must match) it names one
+ * token; the memo never holds a token, nor its signature.
+ */
 export function tokenKeyOf(token: string): string {
-  return typeof oneShotHash === 'function' ? oneShotHash('sha256', token, 'base64') : createHash('sha256').update(token).digest('base64');
+  const signature = token.slice(signatureStart(token));
+  return typeof oneShotHash === 'function' ? oneShotHash('sha256', signature, 'base64') : createHash('sha256').update(signature).digest('base64');
+}
+
+/** A JWT's signing input (`header.payload`), copied: a slice would keep the whole token alive. */
+export function signingInputOf(token: string): string {
+  return Buffer.from(token.slice(0, signatureStart(token) - 1), 'utf8').toString('utf8');
+}
+
+/** Whether `signingInput` is the one of `token`. */
+export function signedAs(token: string, signingInput: string): boolean {
+  const end = signatureStart(token) - 1;
+  return end === signingInput.length && token.slice(0, end) === signingInput;
+}
+
+/** Where a JWT's signature starts: after its second dot. */
+function signatureStart(token: string): number {
+  return token.indexOf('.', token.indexOf('.') + 1) + 1;
 }
 
 /**
- * What a JWT's verification concluded, remembered per token (keyed by its hash) so that a client
+ * What a JWT's verification concluded, remembered per token (keyed by its signature's hash) so that a client
  * sending the same access token on every request has its signature checked once, not on each.
  * Bounded (`size` entries, least recently used first out). An entry is used only while its token's
  * `exp` is ahead (checked on every use: a token that has expired since is forgotten and verified again,
