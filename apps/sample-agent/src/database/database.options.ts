@@ -65,8 +65,7 @@ export async function createDatabaseOptions(
   if (target.url) {
     const Client = new ReplyWatchdog(SERVER_TIMEOUTS.query_timeout).clientClass();
     // node-postgres as TypeORM loads it, but its Pool's connection bound kept by one sweep (CheckoutWatchdog).
-    // A property of its own (defined, not assigned: the module namespace's Pool is a getter under tsc's interop).
-    const driver = Object.create(pg, { Pool: { value: new CheckoutWatchdog(SERVER_TIMEOUTS.connectionTimeoutMillis).poolClass() } }) as typeof pg;
+    const driver = Object.assign(Object.create(pg) as typeof pg, { Pool: new CheckoutWatchdog(SERVER_TIMEOUTS.connectionTimeoutMillis).poolClass() });
     const options = { ...common, url: target.url, driver, extra: { max: Number(process.env.DATABASE_POOL_SIZE) || 10, ...SERVER_TIMEOUTS, Client } };
     return { options, close: async () => undefined };
   }
