@@ -1,5 +1,4 @@
 import { Client, Pool, type PoolClient, type PoolConfig } from 'pg';
-import { PeriodicSweep } from './periodic-sweep';
 
 /** A checkout waiting for a connection: since when, and whether it was already answered. */
 interface Waiter {
@@ -23,9 +22,17 @@ const CHECKOUT_TIMEOUT = 'timeout exceeded when trying to connect';
  * const checkouts = new CheckoutWatchdog(2_000);
  * new (checkouts.poolClass())({ ...config, Client: replies.clientClass() });
  */
-export class CheckoutWatchdog extends PeriodicSweep {
+export class CheckoutWatchdog {
   private readonly waiters = new Set<Waiter>();
   private readonly connecting = new Map<Client, number>();
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    /** Longest wait for a connection: from the pool, or from the server for a new one. */
+    readonly timeoutMs: number,
+    /** How often waits are looked at: a stuck one fails between timeoutMs and timeoutMs + sweepMs. */
+    readonly sweepMs = Math.min(500, timeoutMs),
+  ) {}
 
   /** A `pg.Pool` class whose checkouts and new connections are bounded by this watchdog; its own `connectionTimeoutMillis` is off. */
   poolClass(): typeof Pool {
@@ -55,7 +62,7 @@ export class CheckoutWatchdog extends PeriodicSweep {
   }
 
   /** Fails the checkouts and destroys the new connections that waited `timeoutMs` or more up to `now`. */
-  override sweep(now: number): void {
+  sweep(now: number): void {
     for (const waiter of this.waiters) {
       if (now - waiter.since < this.timeoutMs) continue;
       this.answer(waiter);
@@ -66,11 +73,7 @@ export class CheckoutWatchdog extends PeriodicSweep {
       this.connecting.delete(client);
       (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
     }
-    this.rest();
-  }
-
-  protected idle(): boolean {
-    return this.waiters.size === 0 && this.connecting.size === 0;
+    this.idle();
   }
 
   private connectingClass(Base: typeof Client): typeof Client {
@@ -95,5 +98,19 @@ export class CheckoutWatchdog extends PeriodicSweep {
   private answer(waiter: Waiter): void {
     waiter.answered = true;
     this.waiters.delete(waiter);
+  }
+
+  /** One interval while anything is watched; none while the pool is quiet. */
+  private sweeping(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.sweep(Date.now()), this.sweepMs);
+    this.timer.unref();
+  }
+
+  private idle(): void {
+    if (this.waiters.size === 0 && this.connecting.size === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
   }
 }

@@ -1,5 +1,4 @@
 import { Client, type ClientConfig } from 'pg';
-import { PeriodicSweep } from './periodic-sweep';
 
 /** What the watchdog knows of one connection: bytes read at the last sweep, and since when none came while a reply was awaited. */
 interface Watched {
@@ -20,8 +19,16 @@ interface Watched {
  * const watchdog = new ReplyWatchdog(6_000);
  * new Pool({ ...config, Client: watchdog.clientClass() });
  */
-export class ReplyWatchdog extends PeriodicSweep {
+export class ReplyWatchdog {
   private readonly clients = new Map<Client, Watched>();
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    /** Longest silence of the server while a reply is awaited. */
+    readonly timeoutMs: number,
+    /** How often connections are looked at: a stuck one fails between timeoutMs and timeoutMs + sweepMs. */
+    readonly sweepMs = Math.min(500, timeoutMs),
+  ) {}
 
   /**
    * A `pg.Client` class for the pool's `Client` option: its connections are watched from their
@@ -42,20 +49,22 @@ export class ReplyWatchdog extends PeriodicSweep {
   /** Watches a connected client until {@link forget}. */
   watch(client: Client): void {
     this.clients.set(client, { read: 0, silentSince: -1 });
-    this.sweeping();
+    if (!this.timer) {
+      this.timer = setInterval(() => this.sweep(Date.now()), this.sweepMs);
+      this.timer.unref();
+    }
   }
 
   forget(client: Client): void {
     this.clients.delete(client);
-    this.rest();
-  }
-
-  protected idle(): boolean {
-    return this.clients.size === 0;
+    if (this.clients.size === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
   }
 
   /** Destroys the connections that awaited a reply without reading a byte for `timeoutMs` up to `now`. */
-  override sweep(now: number): void {
+  sweep(now: number): void {
     for (const [client, watched] of this.clients) {
       const socket = client.connection?.stream as { bytesRead?: number; destroy(): void } | undefined;
       const read = socket?.bytesRead ?? 0;
