@@ -5,9 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { RESTAP_MIGRATIONS } from 'nestjs-restap';
 import { TypeOrmNestLogger } from './typeorm-nest.logger';
-import * as pg from 'pg';
 import { ReplyWatchdog } from './reply-watchdog';
-import { CheckoutWatchdog } from './checkout-watchdog';
 
 /** Where the agent keeps its data: a PostgreSQL server, or PostgreSQL embedded in the process. */
 export interface DatabaseTarget {
@@ -35,10 +33,9 @@ export function describeDatabase(target: DatabaseTarget): string {
  * Bounds on every wait for the PostgreSQL server, so that while it is down or unreachable a request
  * fails (503 storage_unavailable) within a few seconds instead of hanging: getting a connection
  * (refused at once when the server is down, 2 s when packets go nowhere), a statement (server side)
- * and a reply (client side, for a network that went silent mid-query). The pool keeps the reply
- * bound with one {@link ReplyWatchdog} sweep instead of node-postgres' timer per statement, and the
- * connection bound with one {@link CheckoutWatchdog} sweep instead of its timer per checkout; a
- * client copying these options (the news LISTEN connection) keeps node-postgres' own.
+ * and a reply (client side, for a network that went silent mid-query). The pool's connections keep
+ * the reply bound with one {@link ReplyWatchdog} sweep instead of node-postgres' timer per statement;
+ * a client copying these options (the news LISTEN connection) keeps node-postgres' own.
  */
 export const SERVER_TIMEOUTS = { connectionTimeoutMillis: 2_000, statement_timeout: 5_000, query_timeout: 6_000, keepAlive: true } as const;
 
@@ -64,9 +61,7 @@ export async function createDatabaseOptions(
   };
   if (target.url) {
     const Client = new ReplyWatchdog(SERVER_TIMEOUTS.query_timeout).clientClass();
-    // node-postgres as TypeORM loads it, but its Pool's connection bound kept by one sweep (CheckoutWatchdog).
-    const driver = Object.assign(Object.create(pg) as typeof pg, { Pool: new CheckoutWatchdog(SERVER_TIMEOUTS.connectionTimeoutMillis).poolClass() });
-    const options = { ...common, url: target.url, driver, extra: { max: Number(process.env.DATABASE_POOL_SIZE) || 10, ...SERVER_TIMEOUTS, Client } };
+    const options = { ...common, url: target.url, extra: { max: Number(process.env.DATABASE_POOL_SIZE) || 10, ...SERVER_TIMEOUTS, Client } };
     return { options, close: async () => undefined };
   }
   const { PGlite } = await import('@electric-sql/pglite');
