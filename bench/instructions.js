@@ -26,7 +26,8 @@
  * RESTAP_TALK_RESUME=0 and =1), talk-traced (the talk turn with a tracer provider that records the
  * module's spans and drops them, bench/lib/tracing-preload.js), talk-untraced (the talk turn with tracing off: every
  * call the module makes into @opentelemetry/api answered empty, bench/lib/tracing-off-preload.js) and talk-otel (the sample's own
- * OpenTelemetry SDK exporting OTLP to a sink in the bench process), talk-key and talk-oauth (the talk turn behind
+ * OpenTelemetry SDK exporting OTLP to a sink in the bench process), talk-floor-otel (talk-floor with that same SDK
+ * exporting, started by the sample's instrument.js: the SDK's cost where no module makes a span), talk-key and talk-oauth (the talk turn behind
  * the sample's API key, and behind OAuth with a JWT from bench/lib/oauth-issuer.js) (issue 41).
  * Beside the instructions, the writing transactions per request (transaction ids the server handed out).
  * Each thread is counted apart and the main thread's share printed too.
@@ -187,6 +188,13 @@ const SCENARIOS = {
   'talk-traced': { ...REQUESTS.talk, nodeArgs: ['-r', path.join(__dirname, 'lib', 'tracing-preload.js')] },
   'talk-untraced': { ...REQUESTS.talk, nodeArgs: ['-r', path.join(__dirname, 'lib', 'tracing-off-preload.js')] },
   'talk-otel': { ...REQUESTS.talk, otlpSink: true, env: { OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none' } },
+  // The talk floor (a bare Nest route, no module) with the sample's same SDK exporting, started by the sample's own
+  // instrument.js: what the SDK costs a request where the module makes no span at all, beside talk-floor.
+  'talk-floor-otel': {
+    path: '/talk', ...JSON_POST, body: JSON.stringify({ message: 'hi' }), floor: 'talk', otlpSink: true,
+    nodeArgs: ['-r', path.join(__dirname, '..', 'dist', 'apps', 'sample-agent', 'apps', 'sample-agent', 'src', 'instrument.js')],
+    env: { OTEL_METRICS_EXPORTER: 'none', OTEL_LOGS_EXPORTER: 'none' },
+  },
   // The talk turn behind the sample's API key (RESTAP_API_KEY, a bearer key the host's guard compares), and behind OAuth
   // (RESTAP_OAUTH_ISSUER: a JWT verified by the module against a JWKS served in this process): the OAuth row's pair.
   'talk-key': { ...REQUESTS.talk, headers: { ...REQUESTS.talk.headers, authorization: 'Bearer bench-key' }, env: { RESTAP_API_KEY: 'bench-key' } },
@@ -203,8 +211,8 @@ async function withIssuer(scenario) {
 
 /** The server a scenario is counted in: the agent, or a door's floor (the MCP one with the agent's text_echo schemas). */
 async function startServer(scenario, databaseUrl, { wrapper, nodeArgs, env }) {
+  const own = { ...scenario.env, ...(scenario.otlpSink ? { OTEL_EXPORTER_OTLP_ENDPOINT: await otlpSink() } : {}) };
   if (!scenario.floor) {
-    const own = { ...scenario.env, ...(scenario.otlpSink ? { OTEL_EXPORTER_OTLP_ENDPOINT: await otlpSink() } : {}) };
     return startAgent({ port: await freePort(), wrapper, nodeArgs: [...nodeArgs, ...(scenario.nodeArgs ?? [])], env: { ...env, ...own, DATABASE_URL: databaseUrl, RESTAP_BENCH: '1', RESTAP_RATE_LIMIT: '0' }, startTimeoutMs: 600_000 });
   }
   if (scenario.floor === 'a2a') return startA2aFloor({ wrapper, nodeArgs, env });
@@ -218,7 +226,7 @@ async function startServer(scenario, databaseUrl, { wrapper, nodeArgs, env }) {
   } finally {
     await agent.stop();
   }
-  if (scenario.floor === 'talk') return startTalkFloor(databaseUrl, { wrapper, nodeArgs, env });
+  if (scenario.floor === 'talk') return startTalkFloor(databaseUrl, { wrapper, nodeArgs: [...nodeArgs, ...(scenario.nodeArgs ?? [])], env: { ...env, ...own } });
   return startMcpFloor({ inputSchema: echo.input_schema, outputSchema: echo.output_schema }, { wrapper, nodeArgs, env });
 }
 
